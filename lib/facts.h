@@ -1,0 +1,29 @@
+/* Topology facts: the named values recipe templates may reference, e.g.
+ * "{compute_hcas}". Facts are pure functions of a struct golden_topo. */
+#ifndef GOLDEN_FACTS_H
+#define GOLDEN_FACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "topo.h"
+
+struct golden_fact_info {
+	const char *name;
+	const char *help; /* one line for `golden recipe --help` and lint messages */
+};
+
+/* The table of known facts, terminated by { NULL, NULL }. */
+extern const struct golden_fact_info golden_facts[];
+
+bool golden_fact_known(const char *name);
+
+/* Render fact NAME for TOPO into buf. Returns 0 (buf may be "" when the
+ * fact has no value on this node, e.g. no RoCE GID) or -1 if NAME is
+ * unknown or the value does not fit. */
+int golden_fact_value(const struct golden_topo *topo, const char *name, char *buf, size_t len);
+
+/* The node's compute fabric kind: "ib", "roce", "efa" or "none". */
+const char *golden_compute_kind(const struct golden_topo *topo);
+
+#endif

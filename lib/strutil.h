@@ -1,0 +1,28 @@
+/* Small string helpers the C library lacks. */
+#ifndef GOLDEN_STRUTIL_H
+#define GOLDEN_STRUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Copy with truncation, always NUL-terminated. Returns 0, or -1 if truncated. */
+int golden_strlcpy(char *dst, const char *src, size_t len);
+
+/* Append src to dst (of size len). Returns 0, or -1 if truncated. */
+int golden_strlcat(char *dst, const char *src, size_t len);
+
+/* Compare so that "mlx5_2" sorts before "mlx5_10". */
+int golden_natcmp(const char *a, const char *b);
+
+/* Trim trailing whitespace in place; returns s. */
+char *golden_rtrim(char *s);
+
+/* True if s is a safe identifier: [A-Za-z0-9._-]+, at most maxlen chars. */
+bool golden_is_safe_name(const char *s, size_t maxlen);
+
+bool golden_str_startswith(const char *s, const char *prefix);
+
+/* 32-bit FNV-1a, for short fingerprints. */
+unsigned golden_fnv1a(const char *s);
+
+#endif
