@@ -1,1 +1,34 @@
-/* placeholder */
+/* The golden command: shared option handling for its subcommands. */
+#ifndef GOLDEN_CLI_H
+#define GOLDEN_CLI_H
+
+#include <stdbool.h>
+
+struct cli_opts {
+	const char *topology;
+	const char *sysroot;
+	const char *recipes;
+	const char *recipe;
+	const char *format;
+	const char *node;
+	const char *cache;
+	bool no_cache;
+};
+
+/* Parse the options shared by env/topo/recipe. `allowed` lists the long
+ * option names this subcommand takes. Returns optind of the first operand,
+ * or -1 after printing an error. */
+int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, struct cli_opts *o,
+	      void (*usage)(void));
+
+/* stderr: "golden CMD: message" */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print recipe-file problems on stderr as they are found. */
+void cli_diag(void *arg, const char *msg);
+
+int cmd_env(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
+int cmd_recipe(int argc, char **argv);
+
+#endif

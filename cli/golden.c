@@ -1,2 +1,153 @@
-/* placeholder: being written */
-int main(void){return 0;}
+/* golden: show what slurm-golden would do on this node. */
+#include <config.h>
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef GOLDEN_RECIPEDIR
+#define GOLDEN_RECIPEDIR "/usr/local/share/slurm-golden/recipes"
+#endif
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: golden COMMAND [OPTIONS]\n"
+		"\n"
+		"Commands:\n"
+		"  env      print the golden NCCL environment the SPANK plugin would inject here\n"
+		"  topo     print GPUs, NICs (class, locality), NUMA nodes and GPU->NIC map\n"
+		"  recipe   lint, list or explain recipes\n"
+		"\n"
+		"Common options:\n"
+		"  --topology FILE  hwloc XML instead of the live topology   (env GOLDEN_TOPOLOGY)\n"
+		"  --sysroot DIR    read /sys and /proc below DIR            (env GOLDEN_SYSROOT)\n"
+		"  --recipes DIR    recipe directory [%s] (env GOLDEN_RECIPES)\n"
+		"\n"
+		"Run 'golden COMMAND --help' for the options of a command.\n"
+		"Exit status: 0 ok, 1 nothing to set / problems found, 2 usage error.\n",
+		GOLDEN_RECIPEDIR);
+}
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "golden %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_diag(void *arg, const char *msg)
+{
+	fprintf(stderr, "golden %s: warning: %s\n", (const char *)arg, msg);
+}
+
+static const struct option long_opts[] = {
+	{"topology", required_argument, NULL, 't'}, {"sysroot", required_argument, NULL, 's'},
+	{"recipes", required_argument, NULL, 'r'},  {"recipe", required_argument, NULL, 'R'},
+	{"format", required_argument, NULL, 'f'},   {"node", required_argument, NULL, 'n'},
+	{"cache", required_argument, NULL, 'c'},    {"no-cache", no_argument, NULL, 'N'},
+	{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+
+static bool allowed_opt(const char *allowed, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = allowed; (p = strstr(p, name)); p += n)
+		if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, struct cli_opts *o,
+	      void (*cmd_usage)(void))
+{
+	int c, idx;
+
+	memset(o, 0, sizeof(*o));
+	o->topology = getenv("GOLDEN_TOPOLOGY");
+	o->sysroot = getenv("GOLDEN_SYSROOT");
+	o->recipes = getenv("GOLDEN_RECIPES");
+	if (!o->recipes || !*o->recipes)
+		o->recipes = GOLDEN_RECIPEDIR;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", long_opts, &idx)) != -1) {
+		if (c == 'h') {
+			cmd_usage();
+			exit(0);
+		}
+		if (c == '?') {
+			cli_error(cmd, "unknown option '%s' (see 'golden %s --help')",
+				  argv[optind - 1], cmd);
+			return -1;
+		}
+		if (!allowed_opt(allowed, long_opts[idx].name)) {
+			cli_error(cmd, "option --%s does not apply to '%s'", long_opts[idx].name,
+				  cmd);
+			return -1;
+		}
+		switch (c) {
+		case 't':
+			o->topology = optarg;
+			break;
+		case 's':
+			o->sysroot = optarg;
+			break;
+		case 'r':
+			o->recipes = optarg;
+			break;
+		case 'R':
+			o->recipe = optarg;
+			break;
+		case 'f':
+			o->format = optarg;
+			break;
+		case 'n':
+			o->node = optarg;
+			break;
+		case 'c':
+			o->cache = optarg;
+			break;
+		case 'N':
+			o->no_cache = true;
+			break;
+		}
+	}
+	if (o->topology && !*o->topology)
+		o->topology = NULL;
+	if (o->sysroot && !*o->sysroot)
+		o->sysroot = NULL;
+	return optind;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("golden (slurm-golden) %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "env"))
+		return cmd_env(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "topo"))
+		return cmd_topo(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "recipe"))
+		return cmd_recipe(argc - 1, argv + 1);
+	fprintf(stderr, "golden: unknown command '%s'; expected env, topo or recipe\n", argv[1]);
+	return 2;
+}

@@ -1,2 +1,184 @@
 #!/usr/bin/env bats
-@test "placeholder" { true; }
+# The golden_nccl SPANK plugin on a real local Slurm cluster: munged,
+# slurmctld and four slurmd on this host, each node with its own topology
+# fixture through %n:
+#   n1  HGX H100, 8 IB rails mlx5_0,3,4,5,6,9,10,11 + 2 storage HCAs, eno1
+#   n2  the same hardware with renamed RDMA devices (ibp24s0...), ens1f0
+#   n3  no fixture at all: discovery fails, jobs must still run
+#   n4  HGX H100 on RoCE (generic-roce, GID index 3), eth0
+
+load ../lib/common
+
+N1_HCA='==mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11'
+N2_HCA='==ibp24s0,ibp64s0,ibp79s0,ibp94s0,ibp154s0,ibp192s0,ibp206s0,ibp220s0'
+N4_HCA='==mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7'
+
+plugstack_line() {
+	echo "required $GOLDEN_BUILDDIR/spank/.libs/golden_nccl.so recipes=$WORK/recipes" \
+		"topology=$WORK/nodes/%n/topo.xml sysroot=$WORK/nodes/%n/root cache=$WORK/cache $*"
+}
+
+set_plugstack() {
+	plugstack_line "$@" >"$GOLDEN_CLUSTER_DIR/etc/plugstack.conf"
+}
+
+setup_file() {
+	golden_require_root
+	export WORK="$BATS_FILE_TMPDIR/work"
+	mkdir -p "$WORK/nodes" "$WORK/out"
+	# Recipes as an admin installs them: root-owned, not group/world-writable.
+	install -d -m 0755 "$WORK/recipes"
+	install -m 0644 "$GOLDEN_SRCDIR"/recipes/*.json "$WORK/recipes/"
+	fx="$GOLDEN_BUILDDIR/t/fixtures/out"
+	ln -s "$fx/hgx-h100-ib" "$WORK/nodes/n1"
+	ln -s "$fx/hgx-h100-ib-alt" "$WORK/nodes/n2"
+	ln -s "$fx/hgx-h100-roce" "$WORK/nodes/n4"
+	golden_cluster_start --nodes 4 --plugstack-line "$(plugstack_line)"
+}
+
+teardown_file() {
+	golden_cluster_stop
+}
+
+teardown() {
+	set_plugstack
+	[ -z "${BATS_TEST_COMPLETED:-}" ] && golden_dump_logs || true
+}
+
+@test "sbatch --golden-nccl: the batch script gets n1's golden environment" {
+	out="$WORK/out/batch.out"
+	jobid=$(golden_sbatch_wait --golden-nccl -w n1 -o "$out" \
+		--wrap 'printenv NCCL_IB_HCA NCCL_SOCKET_IFNAME GOLDEN_NCCL_RECIPE')
+	[ "$(golden_job_state "$jobid")" = COMPLETED ]
+	run cat "$out"
+	[ "${lines[0]}" = "$N1_HCA" ]
+	[ "${lines[1]}" = "==eno1" ]
+	[ "${lines[2]}" = "hgx-h100-h200-ib" ]
+}
+
+@test "srun --golden-nccl on the RoCE node gets generic-roce with the RoCE v2 GID index" {
+	run srun --golden-nccl -w n4 printenv GOLDEN_NCCL_RECIPE NCCL_IB_HCA NCCL_IB_GID_INDEX NCCL_SOCKET_IFNAME
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = generic-roce ]
+	[ "${lines[1]}" = "$N4_HCA" ]
+	[ "${lines[2]}" = 3 ]
+	[ "${lines[3]}" = "==eth0" ]
+}
+
+@test "salloc --golden-nccl + srun: the step gets the allocated node's values" {
+	run salloc --golden-nccl -w n2 srun printenv NCCL_IB_HCA NCCL_SOCKET_IFNAME
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$N2_HCA"* ]]
+	[[ "$output" == *"==ens1f0"* ]]
+}
+
+@test "--golden-nccl=off and no option (default=off) set nothing" {
+	run srun --golden-nccl=off -w n1 env
+	[ "$status" -eq 0 ]
+	! grep -q '^NCCL_' <<<"$output"
+	! grep -q '^GOLDEN_NCCL' <<<"$output"
+	run srun -w n1 env
+	[ "$status" -eq 0 ]
+	! grep -q '^NCCL_' <<<"$output"
+}
+
+@test "default=on: every job gets it; --golden-nccl=off opts out" {
+	set_plugstack default=on
+	run srun -w n1 printenv NCCL_IB_HCA
+	[ "$status" -eq 0 ]
+	[ "$output" = "$N1_HCA" ]
+	run srun --golden-nccl=off -w n1 env
+	[ "$status" -eq 0 ]
+	! grep -q '^NCCL_IB_HCA' <<<"$output"
+}
+
+@test "a bad option value is refused at submit time with the valid values" {
+	run srun --golden-nccl=fastest -w n1 true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--golden-nccl=fastest: invalid value; valid values: auto, off, verbose, or a recipe name (generic-ib"* ]]
+	run sbatch --golden-nccl=../../etc/passwd --wrap true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"invalid value; valid values"* ]]
+}
+
+@test "a user-set NCCL_IB_HCA wins, and verbose mode says so" {
+	NCCL_IB_HCA=mlx5_5 run srun --golden-nccl=verbose -w n1 printenv NCCL_IB_HCA NCCL_SOCKET_IFNAME
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"keeping your NCCL_IB_HCA=mlx5_5"* ]]
+	grep -qx 'mlx5_5' <<<"$output"
+	grep -qx '==eno1' <<<"$output"
+}
+
+@test "verbose prints the recipe and every variable with its reason to the job's stderr" {
+	run srun --golden-nccl=verbose -w n1 --error="$WORK/out/verbose.err" true
+	[ "$status" -eq 0 ]
+	grep -q "golden_nccl: n1: recipe hgx-h100-h200-ib" "$WORK/out/verbose.err"
+	grep -q "golden_nccl: n1: NCCL_IB_HCA=$N1_HCA  # ." "$WORK/out/verbose.err"
+	grep -q "golden_nccl: n1: NCCL_SOCKET_IFNAME===eno1  # ." "$WORK/out/verbose.err"
+}
+
+@test "a forced recipe name is used instead of the most specific match" {
+	run srun --golden-nccl=generic-ib -w n1 printenv GOLDEN_NCCL_RECIPE NCCL_IB_HCA
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = generic-ib ]
+	[ "${lines[1]}" = "$N1_HCA" ]
+}
+
+@test "a two-node step from a batch script: each node gets its own HCA names" {
+	out="$WORK/out/multi.out"
+	cat >"$WORK/multi.sh" <<-'EOS'
+	#!/bin/bash
+	echo "batch $SLURMD_NODENAME $NCCL_IB_HCA"
+	srun -N2 -n2 bash -c 'echo "step $SLURMD_NODENAME $NCCL_IB_HCA $NCCL_SOCKET_IFNAME"'
+	EOS
+	jobid=$(golden_sbatch_wait --golden-nccl -N2 -w n1,n2 -o "$out" "$WORK/multi.sh")
+	[ "$(golden_job_state "$jobid")" = COMPLETED ]
+	grep -qx "batch n1 $N1_HCA" "$out"
+	grep -qx "step n1 $N1_HCA ==eno1" "$out"
+	grep -qx "step n2 $N2_HCA ==ens1f0" "$out"
+}
+
+@test "a value the user exported in the batch script survives into every step" {
+	out="$WORK/out/userexport.out"
+	cat >"$WORK/userexport.sh" <<-'EOS'
+	#!/bin/bash
+	export NCCL_SOCKET_IFNAME==ib0
+	srun -N2 -n2 bash -c 'echo "$SLURMD_NODENAME $NCCL_SOCKET_IFNAME $NCCL_IB_HCA"'
+	EOS
+	jobid=$(golden_sbatch_wait --golden-nccl -N2 -w n1,n2 -o "$out" "$WORK/userexport.sh")
+	[ "$(golden_job_state "$jobid")" = COMPLETED ]
+	grep -qx "n1 ==ib0 $N1_HCA" "$out"
+	grep -qx "n2 ==ib0 $N2_HCA" "$out"
+}
+
+@test "discovery fails on n3: the job still runs, one clear line in its stderr and the slurmd log" {
+	run srun --golden-nccl -w n3 --error="$WORK/out/n3.err" echo still-running
+	[ "$status" -eq 0 ]
+	[ "$output" = still-running ]
+	run cat "$WORK/out/n3.err"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "golden_nccl: n3: topology discovery failed: "*"; environment left untouched" ]]
+	grep -q "golden_nccl: n3: topology discovery failed" "$GOLDEN_CLUSTER_DIR"/log/n3.log
+	run srun --golden-nccl -w n3 env
+	! grep -q '^NCCL_' <<<"$output"
+}
+
+@test "the cache is written root-only and reused by the next step" {
+	run srun --golden-nccl=verbose -w n1 true
+	run srun --golden-nccl=verbose -w n1 --error="$WORK/out/cached.err" true
+	[ "$status" -eq 0 ]
+	grep -q "recipe hgx-h100-h200-ib \[cached\]" "$WORK/out/cached.err"
+	[ "$(stat -c '%U %a' "$WORK/cache")" = "root 700" ]
+	[ "$(stat -c '%U %a' "$WORK/cache/n1.auto.json")" = "root 600" ]
+}
+
+@test "a recipe file that is group-writable is skipped, with file and reason in the slurmd log" {
+	cp "$WORK/recipes/generic-ib.json" "$WORK/recipes/zz-writable.json"
+	sed -i 's/"name": *"generic-ib"/"name": "zz-writable"/' "$WORK/recipes/zz-writable.json"
+	chmod 0664 "$WORK/recipes/zz-writable.json"
+	run srun --golden-nccl -w n1 printenv GOLDEN_NCCL_RECIPE
+	rm -f "$WORK/recipes/zz-writable.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = hgx-h100-h200-ib ]
+	grep -q "zz-writable.json: refusing recipe" "$GOLDEN_CLUSTER_DIR"/log/n1.log
+}
