@@ -23,7 +23,19 @@ bool golden_fact_known(const char *name);
  * unknown or the value does not fit. */
 int golden_fact_value(const struct golden_topo *topo, const char *name, char *buf, size_t len);
 
-/* The node's compute fabric kind: "ib", "roce", "efa" or "none". */
+/* The node's compute fabric kind: "ib", "roce", "efa" or "none". A node with
+ * both IB and RoCE compute devices takes the majority (a tie counts as ib). */
 const char *golden_compute_kind(const struct golden_topo *topo);
+
+/* A compute RDMA device: class COMPUTE and kind IB, RoCE or EFA. */
+bool golden_nic_is_compute_rdma(const struct golden_nic *nic);
+
+/* Number of compute RDMA devices (the compute_nic_count fact). */
+int golden_compute_nic_count(const struct golden_topo *topo);
+
+/* The link layer every port of every compute RDMA device has: "InfiniBand"
+ * or "Ethernet"; "" when there are none, they differ, or it is unknown.
+ * A port with no link layer recorded takes its device's kind (IB/RoCE). */
+const char *golden_compute_link_layer(const struct golden_topo *topo);
 
 #endif

@@ -75,7 +75,9 @@ int golden_recipe_load_file(const char *path, const struct golden_load_opts *opt
 int golden_recipes_load_dir(const char *dir, const struct golden_load_opts *opts,
 			    struct golden_recipe_set *set, struct golden_err *err);
 
-/* Add an already loaded recipe (takes ownership). */
+/* Add an already loaded recipe (takes ownership). R must come from malloc
+ * and is consumed either way: on success its contents move into the set and
+ * the shell is freed; on failure (duplicate name, ENOMEM) it is freed. */
 int golden_recipe_set_add(struct golden_recipe_set *set, struct golden_recipe *r,
 			  struct golden_err *err);
 
@@ -108,5 +110,29 @@ const struct golden_recipe *golden_recipe_select(const struct golden_recipe_set 
  * specificity, templates that reference unknown facts, unknown/invalid
  * variables. Returns the number of problems (each reported via diag). */
 int golden_recipes_lint(const struct golden_recipe_set *set, golden_diag_fn diag, void *arg);
+
+/* Templates: literal text with {fact} references; "{{" and "}}" stand for
+ * literal braces. Shared by load, lint and render (recipe_render.c). */
+
+/* Check TMPL's syntax and that every fact it names is known. Returns the
+ * number of fact references, or -1 with why set. */
+int golden_template_check(const char *tmpl, char *why, size_t whylen);
+
+/* Expand TMPL over TOPO into out. Returns 0; 1 when a referenced fact is
+ * empty on this node (its name copied to fact); -1 with why set on a syntax
+ * error, an unknown fact or overflow. TOPO may be NULL when TMPL names no
+ * fact. */
+int golden_template_expand(const char *tmpl, const struct golden_topo *topo, char *out,
+			   size_t outlen, char *fact, size_t factlen, char *why, size_t whylen);
+
+/* Check one recipe variable as load does: a known name, a non-empty why,
+ * template syntax and facts, and for a fact-free template the value itself.
+ * Returns 0, or -1 with *field ("name", "value" or "why") and why set. */
+int golden_recipe_var_check(const struct golden_recipe_var *v, const char **field, char *why,
+			    size_t whylen);
+
+/* Can A and B both match one node? False only when a rule present in both
+ * rules the other out (see recipe_lint.c for the approximation). */
+bool golden_recipes_may_overlap(const struct golden_recipe *a, const struct golden_recipe *b);
 
 #endif
