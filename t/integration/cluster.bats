@@ -42,7 +42,7 @@ teardown_file() {
 
 teardown() {
 	set_plugstack
-	[ -z "${BATS_TEST_COMPLETED:-}" ] && golden_dump_logs || true
+	golden_dump_logs_on_failure
 }
 
 @test "sbatch --golden-nccl: the batch script gets n1's golden environment" {
