@@ -72,17 +72,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	req = (struct golden_request){.topology = argv[1],
-				      .sysroot = argv[2],
-				      .recipes_dir = argv[3],
-				      .node = "bench",
-				      .check_owner = false};
+	                              .sysroot = argv[2],
+	                              .recipes_dir = argv[3],
+	                              .node = "bench",
+	                              .check_owner = false};
 	cold = median_ms(&req, runs);
 	req.cache_dir = cache;
 	median_ms(&req, 1); /* fill */
 	warm = median_ms(&req, runs);
-	printf("env computation, %d runs each: cold median %.3f ms, warm (cache hit) median %.4f ms "
-	       "(%.1f us)\n",
-	       runs, cold, warm, warm * 1e3);
+	printf(
+	    "env computation, %d runs each: cold median %.3f ms, warm (cache hit) median %.4f ms "
+	    "(%.1f us)\n",
+	    runs, cold, warm, warm * 1e3);
 	{
 		char path[512];
 

@@ -27,7 +27,8 @@ static void env_usage(void)
 
 static void print_explain(const struct golden_result *res)
 {
-	printf("recipe: %s\nsource: %s\n\nvariables:\n", res->recipe, res->source ? res->source : "-");
+	printf("recipe: %s\nsource: %s\n\nvariables:\n", res->recipe,
+	       res->source ? res->source : "-");
 	for (int i = 0; i < res->nvars; i++)
 		printf("  %s=%s\n      why: %s\n", res->vars[i].name, res->vars[i].value,
 		       res->vars[i].why ? res->vars[i].why : "-");
@@ -51,7 +52,7 @@ int cmd_env(int argc, char **argv)
 	int rc;
 
 	if (cli_parse(argc, argv, "env", "topology sysroot recipes recipe format node cache", &o,
-		      env_usage) < 0)
+	              env_usage) < 0)
 		return 2;
 	fmt = o.format ? o.format : "env";
 	if (strcmp(fmt, "env") && strcmp(fmt, "json") && strcmp(fmt, "explain")) {
@@ -60,17 +61,17 @@ int cmd_env(int argc, char **argv)
 	}
 	golden_result_init(&res);
 	req = (struct golden_request){
-		.topology = o.topology,
-		.sysroot = o.sysroot,
-		.recipes_dir = o.recipes,
-		.recipe = o.recipe,
-		.cache_dir = o.cache,
-		.node = o.node,
-		/* As root, hold recipes to the plugin's rules; a user running it
-		 * for a look cannot inject anything. */
-		.check_owner = geteuid() == 0,
-		.diag = cli_diag,
-		.diag_arg = "env",
+	    .topology = o.topology,
+	    .sysroot = o.sysroot,
+	    .recipes_dir = o.recipes,
+	    .recipe = o.recipe,
+	    .cache_dir = o.cache,
+	    .node = o.node,
+	    /* As root, hold recipes to the plugin's rules; a user running it
+	     * for a look cannot inject anything. */
+	    .check_owner = geteuid() == 0,
+	    .diag = cli_diag,
+	    .diag_arg = "env",
 	};
 	if (golden_compute(&req, &res, &err) < 0) {
 		cli_error("env", "%s", err.msg);
@@ -84,8 +85,8 @@ int cmd_env(int argc, char **argv)
 	} else if (!strcmp(fmt, "json")) {
 		struct json_object *j = golden_result_to_json(&res);
 
-		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n", json_object_to_json_string_ext(
+		                   j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	} else {
 		print_explain(&res);

@@ -83,7 +83,7 @@ static int do_lint(int argc, char **argv, int first, const struct cli_opts *o)
 }
 
 static int load_for_node(const struct cli_opts *o, struct golden_recipe_set *set,
-			 struct golden_topo *topo)
+                         struct golden_topo *topo)
 {
 	struct golden_topo_opts topts = {o->topology, o->sysroot};
 	struct golden_load_opts lopts = {geteuid() == 0, cli_diag, "recipe"};
@@ -107,7 +107,8 @@ static int do_list(const struct cli_opts *o)
 	int rc = 1;
 
 	if (topo && load_for_node(o, &set, topo) == 0) {
-		printf("%-28s %-4s %-8s %s\n", "RECIPE", "SPEC", "MATCHES", "WHY NOT / DESCRIPTION");
+		printf("%-28s %-4s %-8s %s\n", "RECIPE", "SPEC", "MATCHES",
+		       "WHY NOT / DESCRIPTION");
 		for (int i = 0; i < set.n; i++) {
 			const struct golden_recipe *r = &set.recipes[i];
 			char why[512] = "";
@@ -144,8 +145,8 @@ static int do_explain(const struct cli_opts *o, const char *name)
 
 		printf("recipe: %s\ndescription: %s\nsource: %s\nfile: %s\nspecificity: %d\n"
 		       "matches this node: %s%s%s\n\n",
-		       r->name, r->description, r->source, r->path, r->specificity, m ? "yes" : "no",
-		       m ? "" : " - ", m ? "" : why);
+		       r->name, r->description, r->source, r->path, r->specificity,
+		       m ? "yes" : "no", m ? "" : " - ", m ? "" : why);
 		golden_result_init(&res);
 		if (golden_recipe_render(r, topo, &res, &err) < 0)
 			printf("cannot render on this node: %s\n\n", err.msg);
@@ -153,10 +154,11 @@ static int do_explain(const struct cli_opts *o, const char *name)
 		for (int i = 0; i < r->nvars; i++) {
 			const struct golden_var *v = golden_result_getvar(&res, r->vars[i].name);
 
-			printf("  %s\n      template: %s%s\n      here:     %s\n      why:      %s\n",
-			       r->vars[i].name, r->vars[i].value,
-			       r->vars[i].optional ? " (optional)" : "",
-			       v ? v->value : "(not set on this node)", r->vars[i].why);
+			printf(
+			    "  %s\n      template: %s%s\n      here:     %s\n      why:      %s\n",
+			    r->vars[i].name, r->vars[i].value,
+			    r->vars[i].optional ? " (optional)" : "",
+			    v ? v->value : "(not set on this node)", r->vars[i].why);
 		}
 		golden_result_free(&res);
 		rc = 0;
@@ -178,8 +180,8 @@ int cmd_recipe(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	sub = argv[1];
-	first = cli_parse(argc - 1, argv + 1, "recipe", "topology sysroot recipes", &o,
-			  recipe_usage);
+	first =
+	    cli_parse(argc - 1, argv + 1, "recipe", "topology sysroot recipes", &o, recipe_usage);
 	if (first < 0)
 		return 2;
 	first += 1; /* index into argv */

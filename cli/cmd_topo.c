@@ -48,8 +48,8 @@ int cmd_topo(int argc, char **argv)
 	if (!strcmp(fmt, "json")) {
 		struct json_object *j = golden_topo_to_json(topo);
 
-		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n", json_object_to_json_string_ext(
+		                   j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	} else {
 		golden_topo_print_text(topo, stdout);

@@ -15,22 +15,23 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: golden COMMAND [OPTIONS]\n"
-		"\n"
-		"Commands:\n"
-		"  env      print the golden NCCL environment the SPANK plugin would inject here\n"
-		"  topo     print GPUs, NICs (class, locality), NUMA nodes and GPU->NIC map\n"
-		"  recipe   lint, list or explain recipes\n"
-		"\n"
-		"Common options:\n"
-		"  --topology FILE  hwloc XML instead of the live topology   (env GOLDEN_TOPOLOGY)\n"
-		"  --sysroot DIR    read /sys and /proc below DIR            (env GOLDEN_SYSROOT)\n"
-		"  --recipes DIR    recipe directory [%s] (env GOLDEN_RECIPES)\n"
-		"\n"
-		"Run 'golden COMMAND --help' for the options of a command.\n"
-		"Exit status: 0 ok, 1 nothing to set / problems found, 2 usage error.\n",
-		GOLDEN_RECIPEDIR);
+	fprintf(
+	    out,
+	    "Usage: golden COMMAND [OPTIONS]\n"
+	    "\n"
+	    "Commands:\n"
+	    "  env      print the golden NCCL environment the SPANK plugin would inject here\n"
+	    "  topo     print GPUs, NICs (class, locality), NUMA nodes and GPU->NIC map\n"
+	    "  recipe   lint, list or explain recipes\n"
+	    "\n"
+	    "Common options:\n"
+	    "  --topology FILE  hwloc XML instead of the live topology   (env GOLDEN_TOPOLOGY)\n"
+	    "  --sysroot DIR    read /sys and /proc below DIR            (env GOLDEN_SYSROOT)\n"
+	    "  --recipes DIR    recipe directory [%s] (env GOLDEN_RECIPES)\n"
+	    "\n"
+	    "Run 'golden COMMAND --help' for the options of a command.\n"
+	    "Exit status: 0 ok, 1 nothing to set / problems found, 2 usage error.\n",
+	    GOLDEN_RECIPEDIR);
 }
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -50,11 +51,11 @@ void cli_diag(void *arg, const char *msg)
 }
 
 static const struct option long_opts[] = {
-	{"topology", required_argument, NULL, 't'}, {"sysroot", required_argument, NULL, 's'},
-	{"recipes", required_argument, NULL, 'r'},  {"recipe", required_argument, NULL, 'R'},
-	{"format", required_argument, NULL, 'f'},   {"node", required_argument, NULL, 'n'},
-	{"cache", required_argument, NULL, 'c'},    {"no-cache", no_argument, NULL, 'N'},
-	{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    {"topology", required_argument, NULL, 't'}, {"sysroot", required_argument, NULL, 's'},
+    {"recipes", required_argument, NULL, 'r'},  {"recipe", required_argument, NULL, 'R'},
+    {"format", required_argument, NULL, 'f'},   {"node", required_argument, NULL, 'n'},
+    {"cache", required_argument, NULL, 'c'},    {"no-cache", no_argument, NULL, 'N'},
+    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
 
 static bool allowed_opt(const char *allowed, const char *name)
 {
@@ -67,7 +68,7 @@ static bool allowed_opt(const char *allowed, const char *name)
 }
 
 int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, struct cli_opts *o,
-	      void (*cmd_usage)(void))
+              void (*cmd_usage)(void))
 {
 	int c, idx;
 
@@ -86,12 +87,12 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, struc
 		}
 		if (c == '?') {
 			cli_error(cmd, "unknown option '%s' (see 'golden %s --help')",
-				  argv[optind - 1], cmd);
+			          argv[optind - 1], cmd);
 			return -1;
 		}
 		if (!allowed_opt(allowed, long_opts[idx].name)) {
 			cli_error(cmd, "option --%s does not apply to '%s'", long_opts[idx].name,
-				  cmd);
+			          cmd);
 			return -1;
 		}
 		switch (c) {

@@ -21,7 +21,7 @@
 #define CACHE_MAX_BYTES (256 * 1024)
 
 static int key_append(char *key, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int key_append(char *key, size_t len, const char *fmt, ...)
 {
@@ -41,8 +41,9 @@ static int key_stat(char *key, size_t len, const char *tag, const char *path)
 
 	if (stat(path, &st) < 0)
 		return key_append(key, len, "%s=%s:missing;", tag, path);
-	return key_append(key, len, "%s=%s:%lu:%lld:%lld.%09ld;", tag, path, (unsigned long)st.st_ino,
-			  (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	return key_append(key, len, "%s=%s:%lu:%lld:%lld.%09ld;", tag, path,
+	                  (unsigned long)st.st_ino, (long long)st.st_size,
+	                  (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -70,8 +71,8 @@ static int key_recipes(char *key, size_t len, const char *dir)
 	for (int i = 0; i < n; i++) {
 		char path[PATH_MAX];
 
-		if (!names[i] || snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
-					 (int)sizeof(path))
+		if (!names[i] ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path))
 			rc = -1;
 		else if (key_stat(key, len, "r", path))
 			rc = -1;
@@ -81,26 +82,25 @@ static int key_recipes(char *key, size_t len, const char *dir)
 }
 
 int golden_cache_key(const struct golden_cache_inputs *in, char *key, size_t len,
-		     struct golden_err *err)
+                     struct golden_err *err)
 {
 	char boot[64] = "";
 
 	key[0] = '\0';
 	/* A fixture sysroot may carry its own boot id; the real one otherwise. */
-	if (golden_sys_read(in->sysroot, "/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) <
-	    0)
+	if (golden_sys_read(in->sysroot, "/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) < 0)
 		golden_sys_read(NULL, "/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
 	if (key_append(key, len, "v=%s;boot=%s;req=%s;sysroot=%s;", PACKAGE_VERSION, boot,
-		       in->request, in->sysroot ? in->sysroot : "/") ||
+	               in->request, in->sysroot ? in->sysroot : "/") ||
 	    (in->topology ? key_stat(key, len, "topo", in->topology)
-			  : key_append(key, len, "topo=live;")) ||
+	                  : key_append(key, len, "topo=live;")) ||
 	    key_recipes(key, len, in->recipes_dir))
 		return golden_err_set(err, "cache key too long (too many recipes?)");
 	return 0;
 }
 
 int golden_cache_path(const char *dir, const char *node, const char *request, char *path,
-		      size_t len)
+                      size_t len)
 {
 	int n = snprintf(path, len, "%s/%s.%s.json", dir, node && *node ? node : "local", request);
 
@@ -140,8 +140,8 @@ out:
 	return buf;
 }
 
-int golden_cache_load(const char *path, const char *key, struct golden_result *res,
-		      char *errmsg, size_t errlen)
+int golden_cache_load(const char *path, const char *key, struct golden_result *res, char *errmsg,
+                      size_t errlen)
 {
 	char *text = read_trusted(path);
 	struct json_object *root, *k, *r, *e;
@@ -153,15 +153,15 @@ int golden_cache_load(const char *path, const char *key, struct golden_result *r
 	free(text);
 	if (!root)
 		return 0;
-	if (json_object_object_get_ex(root, "key", &k) && json_object_is_type(k, json_type_string) &&
-	    !strcmp(json_object_get_string(k), key)) {
+	if (json_object_object_get_ex(root, "key", &k) &&
+	    json_object_is_type(k, json_type_string) && !strcmp(json_object_get_string(k), key)) {
 		if (json_object_object_get_ex(root, "result", &r) &&
 		    json_object_is_type(r, json_type_object)) {
 			hit = golden_result_from_json(r, res, NULL) == 0;
 			if (hit)
 				res->from_cache = true;
 		} else if (json_object_object_get_ex(root, "outcome", &e) &&
-			   json_object_is_type(e, json_type_string)) {
+		           json_object_is_type(e, json_type_string)) {
 			golden_strlcpy(errmsg, json_object_get_string(e), errlen);
 			hit = 1;
 		}
@@ -171,7 +171,7 @@ int golden_cache_load(const char *path, const char *key, struct golden_result *r
 }
 
 int golden_cache_store(const char *dir, const char *path, const char *key,
-		       const struct golden_result *res, const char *errmsg)
+                       const struct golden_result *res, const char *errmsg)
 {
 	struct json_object *root = json_object_new_object();
 	char tmp[PATH_MAX];

@@ -23,23 +23,23 @@ void golden_plugin_conf_init(struct golden_plugin_conf *conf)
 }
 
 static int parse_path(const char *key, const char *val, char *dst, size_t len, bool allow_empty,
-		      struct golden_err *err)
+                      struct golden_err *err)
 {
 	if (!*val && allow_empty) {
 		dst[0] = '\0';
 		return 0;
 	}
 	if (val[0] != '/')
-		return golden_err_set(err, "plugstack argument %s=%s: expected an absolute path", key,
-				      val);
+		return golden_err_set(err, "plugstack argument %s=%s: expected an absolute path",
+		                      key, val);
 	if (golden_strlcpy(dst, val, len) < 0)
-		return golden_err_set(err, "plugstack argument %s=: path longer than %zu bytes", key,
-				      len - 1);
+		return golden_err_set(err, "plugstack argument %s=: path longer than %zu bytes",
+		                      key, len - 1);
 	return 0;
 }
 
 int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
-			     struct golden_err *err)
+                             struct golden_err *err)
 {
 	for (int i = 0; i < ac; i++) {
 		const char *arg = av[i];
@@ -49,15 +49,17 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 		size_t klen;
 
 		if (!eq || eq == arg)
-			return golden_err_set(err,
-					      "plugstack argument '%s': expected key=value with key "
-					      "one of: " CONF_KEYS,
-					      arg);
+			return golden_err_set(
+			    err,
+			    "plugstack argument '%s': expected key=value with key "
+			    "one of: " CONF_KEYS,
+			    arg);
 		klen = (size_t)(eq - arg);
 		if (klen >= sizeof(key))
-			return golden_err_set(err, "plugstack argument '%s': unknown key; expected "
-						   "one of: " CONF_KEYS,
-					      arg);
+			return golden_err_set(err,
+			                      "plugstack argument '%s': unknown key; expected "
+			                      "one of: " CONF_KEYS,
+			                      arg);
 		memcpy(key, arg, klen);
 		key[klen] = '\0';
 		val = eq + 1;
@@ -68,9 +70,8 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 			else if (!strcmp(val, "off"))
 				conf->default_on = false;
 			else
-				return golden_err_set(err,
-						      "plugstack argument default=%s: expected on or off",
-						      val);
+				return golden_err_set(
+				    err, "plugstack argument default=%s: expected on or off", val);
 		} else if (!strcmp(key, "recipes")) {
 			if (parse_path(key, val, conf->recipes, sizeof(conf->recipes), false, err))
 				return -1;
@@ -84,7 +85,7 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 			if (!strcmp(val, "off"))
 				conf->cache_dir[0] = '\0';
 			else if (parse_path(key, val, conf->cache_dir, sizeof(conf->cache_dir),
-					    false, err))
+			                    false, err))
 				return -1;
 		} else if (!strcmp(key, "user_env")) {
 			if (!strcmp(val, "respect"))
@@ -93,20 +94,22 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 				conf->user_env = GOLDEN_USER_ENV_OVERRIDE;
 			else
 				return golden_err_set(
-					err, "plugstack argument user_env=%s: expected respect or override",
-					val);
+				    err,
+				    "plugstack argument user_env=%s: expected respect or override",
+				    val);
 		} else {
-			return golden_err_set(err,
-					      "plugstack argument '%s': unknown key '%s'; expected one "
-					      "of: " CONF_KEYS,
-					      arg, key);
+			return golden_err_set(
+			    err,
+			    "plugstack argument '%s': unknown key '%s'; expected one "
+			    "of: " CONF_KEYS,
+			    arg, key);
 		}
 	}
 	return 0;
 }
 
 int golden_expand_node(const char *tmpl, const char *node, char *out, size_t len,
-		       struct golden_err *err)
+                       struct golden_err *err)
 {
 	size_t o = 0;
 
@@ -118,8 +121,8 @@ int golden_expand_node(const char *tmpl, const char *node, char *out, size_t len
 		if (p[0] == '%' && p[1] == 'n') {
 			if (!node || !golden_is_safe_name(node, 64) || node[0] == '.')
 				return golden_err_set(err,
-						      "%s: %%n needs the Slurm node name, got '%s'", tmpl,
-						      node ? node : "(none)");
+				                      "%s: %%n needs the Slurm node name, got '%s'",
+				                      tmpl, node ? node : "(none)");
 			piece = node;
 			p++;
 		} else if (p[0] == '%' && p[1] == '%') {

@@ -14,7 +14,7 @@
 enum outcome { OUT_OK, OUT_STABLE_ERR, OUT_TRANSIENT_ERR };
 
 static enum outcome compute_fresh(const struct golden_request *req, struct golden_result *res,
-				  struct golden_err *err)
+                                  struct golden_err *err)
 {
 	struct golden_topo_opts topts = {req->topology, req->sysroot};
 	struct golden_load_opts lopts = {req->check_owner, req->diag, req->diag_arg};
@@ -34,7 +34,8 @@ static enum outcome compute_fresh(const struct golden_request *req, struct golde
 		goto done;
 	}
 	if (topo->ngpus == 0) {
-		golden_err_set(err, "no NVIDIA GPU on this node (%s); nothing to set", topo->source);
+		golden_err_set(err, "no NVIDIA GPU on this node (%s); nothing to set",
+		               topo->source);
 		goto done;
 	}
 	if (golden_recipes_load_dir(req->recipes_dir, &lopts, &set, &sub) < 0) {
@@ -46,11 +47,11 @@ static enum outcome compute_fresh(const struct golden_request *req, struct golde
 		r = golden_recipe_find(&set, req->recipe);
 		if (!r) {
 			golden_err_set(err, "recipe '%s' not found in %s", req->recipe,
-				       req->recipes_dir);
+			               req->recipes_dir);
 			goto done;
 		}
 		golden_result_add_candidate(res, r->name, r->specificity, true,
-					    "forced with --golden-nccl=NAME");
+		                            "forced with --golden-nccl=NAME");
 	} else {
 		r = golden_recipe_select(&set, topo, res, &sub);
 		if (!r) {
@@ -70,7 +71,7 @@ done:
 }
 
 int golden_compute(const struct golden_request *req, struct golden_result *res,
-		   struct golden_err *err)
+                   struct golden_err *err)
 {
 	const char *request = req->recipe ? req->recipe : "auto";
 	struct golden_cache_inputs in = {req->topology, req->sysroot, req->recipes_dir, request};

@@ -33,7 +33,7 @@ bool golden_marker_owns(const char *marker, const char *name, const char *value)
 }
 
 static int add_action(struct golden_plan *plan, enum golden_action_kind kind, const char *name,
-		      const char *value, const char *why)
+                      const char *value, const char *why)
 {
 	if (plan->n >= (int)(sizeof(plan->acts) / sizeof(plan->acts[0])))
 		return -1;
@@ -54,7 +54,7 @@ static int marker_append(struct golden_plan *plan, const char *name, const char 
 
 /* Golden's variables from an earlier node that this node's result lacks. */
 static int plan_stale(const struct golden_result *res, const char *old, golden_getenv_fn get,
-		      void *arg, struct golden_plan *plan)
+                      void *arg, struct golden_plan *plan)
 {
 	char *p;
 
@@ -70,7 +70,8 @@ static int plan_stale(const struct golden_result *res, const char *old, golden_g
 		if (colon) {
 			*colon = '\0'; /* p is now the bare name */
 			cur = get(arg, p);
-			if (cur && !golden_result_getvar(res, p) && golden_marker_owns(old, p, cur) &&
+			if (cur && !golden_result_getvar(res, p) &&
+			    golden_marker_owns(old, p, cur) &&
 			    add_action(plan, GOLDEN_ACT_UNSET, p, NULL, NULL))
 				return -1;
 		}
@@ -80,7 +81,7 @@ static int plan_stale(const struct golden_result *res, const char *old, golden_g
 }
 
 int golden_plan_env(const struct golden_result *res, enum golden_user_env policy,
-		    golden_getenv_fn get, void *arg, struct golden_plan *plan)
+                    golden_getenv_fn get, void *arg, struct golden_plan *plan)
 {
 	const char *old;
 
@@ -98,9 +99,9 @@ int golden_plan_env(const struct golden_result *res, enum golden_user_env policy
 
 		if (cur && !golden_marker_owns(old, v->name, cur))
 			kind = policy == GOLDEN_USER_ENV_OVERRIDE ? GOLDEN_ACT_OVERRIDE
-								  : GOLDEN_ACT_KEEP_USER;
+			                                          : GOLDEN_ACT_KEEP_USER;
 		if (add_action(plan, kind, v->name, kind == GOLDEN_ACT_KEEP_USER ? cur : v->value,
-			       v->why))
+		               v->why))
 			return -1;
 		if (kind != GOLDEN_ACT_KEEP_USER && marker_append(plan, v->name, v->value))
 			return -1;

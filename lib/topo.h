@@ -75,6 +75,9 @@ struct golden_nic {
 	char operstate[16];       /* netdev operstate ("up"), "" if no netdev */
 	bool has_addr;            /* netdev carries an IPv4 route or global IPv6 */
 	bool default_route;       /* netdev carries the IPv4 default route */
+	bool has_device;          /* sysfs netdev has a device link (PCI or not) */
+	bool is_bridge;           /* sysfs bridge/ directory */
+	bool is_bond;             /* sysfs bonding/ directory */
 };
 
 struct golden_topo {
@@ -88,6 +91,8 @@ struct golden_topo {
 	char dmi_product[128];             /* /sys/devices/virtual/dmi/id/product_name */
 	char bootstrap_if[GOLDEN_NAME_LEN]; /* chosen NCCL_SOCKET_IFNAME, "" none */
 	char source[512];                  /* "hwloc XML FILE" or "live hwloc" */
+	/* PCIe locality of every GPU to every NIC (enum golden_loc values). */
+	unsigned char loc[GOLDEN_MAX_GPUS][GOLDEN_MAX_NICS];
 };
 
 struct golden_topo_opts {
@@ -98,6 +103,13 @@ struct golden_topo_opts {
 /* Discover the node. Returns 0, or -1 with a one-line reason in err. */
 int golden_topo_discover(const struct golden_topo_opts *opts, struct golden_topo *topo,
 			 struct golden_err *err);
+
+/* Classify NICs, choose the bootstrap interface and each GPU's nearest
+ * compute NIC from the facts discovery filled in (pure: no I/O). */
+void golden_topo_classify(struct golden_topo *topo);
+
+/* Is this netdev name one of the well-known virtual interfaces? */
+bool golden_netdev_name_is_virtual(const char *name);
 
 /* Names for printing and JSON. */
 const char *golden_loc_name(enum golden_loc loc);

@@ -82,10 +82,13 @@ static int opt_cb(int val, const char *optarg, int remote)
 }
 
 static struct spank_option golden_opt = {
-	"golden-nccl", "[MODE]",
-	"Set the golden NCCL environment for the node each task runs on. MODE: auto (default), "
-	"off, verbose (print the recipe and every variable to stderr), or a recipe name.",
-	2, 0, opt_cb};
+    "golden-nccl",
+    "[MODE]",
+    "Set the golden NCCL environment for the node each task runs on. MODE: auto (default), "
+    "off, verbose (print the recipe and every variable to stderr), or a recipe name.",
+    2,
+    0,
+    opt_cb};
 
 PUBLIC int slurm_spank_init(spank_t sp, int ac, char **av)
 {
@@ -176,7 +179,7 @@ static void report_failure(bool verbose, const char *what)
 }
 
 static void apply_plan(spank_t sp, const struct golden_result *res, const struct golden_plan *plan,
-		       bool verbose)
+                       bool verbose)
 {
 	int nset = 0;
 
@@ -193,23 +196,25 @@ static void apply_plan(spank_t sp, const struct golden_result *res, const struct
 			nset++;
 			if (verbose)
 				add_line("golden_nccl: %s: %s=%s%s  # %s", node, a->name, a->value,
-					 a->kind == GOLDEN_ACT_OVERRIDE
-						 ? " (over the user's value: user_env=override)"
-						 : "",
-					 a->why ? a->why : "");
+				         a->kind == GOLDEN_ACT_OVERRIDE
+				             ? " (over the user's value: user_env=override)"
+				             : "",
+				         a->why ? a->why : "");
 			break;
 		case GOLDEN_ACT_KEEP_USER:
 			if (verbose)
-				add_line("golden_nccl: %s: keeping your %s=%s (golden would set %s)",
-					 node, a->name, a->value,
-					 golden_result_getvar(res, a->name)->value);
+				add_line(
+				    "golden_nccl: %s: keeping your %s=%s (golden would set %s)",
+				    node, a->name, a->value,
+				    golden_result_getvar(res, a->name)->value);
 			break;
 		case GOLDEN_ACT_UNSET:
 			spank_unsetenv(sp, a->name);
 			if (verbose)
-				add_line("golden_nccl: %s: unset %s (golden set it for another node; "
-					 "this node's recipe does not use it)",
-					 node, a->name);
+				add_line(
+				    "golden_nccl: %s: unset %s (golden set it for another node; "
+				    "this node's recipe does not use it)",
+				    node, a->name);
 			break;
 		}
 	}
@@ -250,14 +255,14 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	}
 	golden_result_init(&res);
 	req = (struct golden_request){
-		.topology = topo[0] ? topo : NULL,
-		.sysroot = sysroot[0] ? sysroot : NULL,
-		.recipes_dir = conf.recipes,
-		.recipe = mode == GOLDEN_MODE_RECIPE ? m.recipe : NULL,
-		.cache_dir = conf.cache_dir[0] ? conf.cache_dir : NULL,
-		.node = node,
-		.check_owner = true,
-		.diag = diag_line,
+	    .topology = topo[0] ? topo : NULL,
+	    .sysroot = sysroot[0] ? sysroot : NULL,
+	    .recipes_dir = conf.recipes,
+	    .recipe = mode == GOLDEN_MODE_RECIPE ? m.recipe : NULL,
+	    .cache_dir = conf.cache_dir[0] ? conf.cache_dir : NULL,
+	    .node = node,
+	    .check_owner = true,
+	    .diag = diag_line,
 	};
 	if (golden_compute(&req, &res, &err) < 0) {
 		report_failure(verbose, err.msg);
@@ -277,7 +282,7 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	}
 	if (verbose)
 		add_line("golden_nccl: %s: recipe %s%s (source: %s)", node, res.recipe,
-			 res.from_cache ? " [cached]" : "", res.source ? res.source : "-");
+		         res.from_cache ? " [cached]" : "", res.source ? res.source : "-");
 	apply_plan(sp, &res, plan, verbose);
 out:
 	free(plan);

@@ -37,7 +37,7 @@ static int list_recipes(const char *dir, const char *name, bool *found, char *bu
 }
 
 int golden_mode_parse(const char *value, const char *recipes_dir, struct golden_mode_opt *out,
-		      char *msg, size_t msglen)
+                      char *msg, size_t msglen)
 {
 	char names[1024] = "";
 	bool found;
@@ -64,8 +64,8 @@ int golden_mode_parse(const char *value, const char *recipes_dir, struct golden_
 		return 0;
 	}
 	snprintf(msg, msglen,
-		 "--golden-nccl=%s: invalid value; valid values: auto, off, verbose, or a recipe "
-		 "name%s%s%s",
-		 value, n > 0 ? " (" : "", n > 0 ? names + 2 : "", n > 0 ? ")" : "");
+	         "--golden-nccl=%s: invalid value; valid values: auto, off, verbose, or a recipe "
+	         "name%s%s%s",
+	         value, n > 0 ? " (" : "", n > 0 ? names + 2 : "", n > 0 ? ")" : "");
 	return -1;
 }

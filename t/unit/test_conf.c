@@ -18,8 +18,9 @@ int main(void)
 	char out[256];
 
 	{
-		char *av[] = {"default=on", "recipes=/etc/golden/recipes", "topology=/fx/%n.xml",
-			      "sysroot=/fx/%n", "cache=/tmp/gc", "user_env=override"};
+		char *av[] = {"default=on",          "recipes=/etc/golden/recipes",
+		              "topology=/fx/%n.xml", "sysroot=/fx/%n",
+		              "cache=/tmp/gc",       "user_env=override"};
 		ok(parse(&c, &e, 6, av) == 0, "all keys accepted");
 		ok(c.default_on, "default=on");
 		is(c.recipes, "/etc/golden/recipes", "recipes=");
@@ -69,7 +70,8 @@ int main(void)
 	memset(&e, 0, sizeof(e));
 	ok(golden_expand_node("/fx/%n/root", "n2", out, sizeof(out), &e) == 0, "expand %%n");
 	is(out, "/fx/n2/root", "node name substituted");
-	ok(golden_expand_node("/a/100%%/%n%n", "x", out, sizeof(out), &e) == 0, "expand %%%% and twice");
+	ok(golden_expand_node("/a/100%%/%n%n", "x", out, sizeof(out), &e) == 0,
+	   "expand %%%% and twice");
 	is(out, "/a/100%/xx", "%% is a literal percent");
 	ok(golden_expand_node("/plain", NULL, out, sizeof(out), &e) == 0, "no %%n needs no node");
 	is(out, "/plain", "unchanged");

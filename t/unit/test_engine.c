@@ -23,15 +23,15 @@ static const char *fixture(const char *name, const char *part)
 }
 
 static int compute(const char *node, const char *recipe, const char *cache,
-		   struct golden_result *res, struct golden_err *err)
+                   struct golden_result *res, struct golden_err *err)
 {
 	struct golden_request req = {
-		.topology = fixture(node, "topo.xml"),
-		.sysroot = fixture(node, "root"),
-		.recipes_dir = recipes,
-		.recipe = recipe,
-		.cache_dir = cache,
-		.node = node,
+	    .topology = fixture(node, "topo.xml"),
+	    .sysroot = fixture(node, "root"),
+	    .recipes_dir = recipes,
+	    .recipe = recipe,
+	    .cache_dir = cache,
+	    .node = node,
 	};
 
 	memset(err, 0, sizeof(*err));
@@ -74,7 +74,7 @@ int main(void)
 	golden_result_free(&res);
 
 	ok(compute("hgx-h100-ib", "no-such-recipe", NULL, &res, &err) < 0 &&
-		   strstr(err.msg, "recipe 'no-such-recipe' not found"),
+	       strstr(err.msg, "recipe 'no-such-recipe' not found"),
 	   "unknown forced recipe: %s", err.msg);
 	golden_result_free(&res);
 
@@ -83,7 +83,7 @@ int main(void)
 	golden_result_free(&res);
 
 	ok(compute("does-not-exist", NULL, NULL, &res, &err) < 0 &&
-		   strstr(err.msg, "topology discovery failed"),
+	       strstr(err.msg, "topology discovery failed"),
 	   "missing topology: %s", err.msg);
 	golden_result_free(&res);
 
