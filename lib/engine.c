@@ -34,7 +34,7 @@ static enum outcome compute_fresh(const struct golden_request *req, struct golde
 		goto done;
 	}
 	if (topo->ngpus == 0) {
-		golden_err_set(err, "no NVIDIA GPU on this node (%s); nothing to set",
+		golden_err_set(err, "no NVIDIA GPU on this node (%s)",
 		               topo->source);
 		goto done;
 	}

@@ -168,12 +168,13 @@ static void find_node_name(spank_t sp)
 static void diag_line(void *arg, const char *msg)
 {
 	(void)arg;
-	slurm_error("golden_nccl: %s", msg);
+	slurm_info("golden_nccl: %s", msg);
 }
 
 static void report_failure(bool verbose, const char *what)
 {
-	slurm_error("golden_nccl: %s: %s; environment left untouched", node, what);
+	/* slurm_error would also reach the job's stderr; one line there is ours. */
+	slurm_info("golden_nccl: %s: %s; environment left untouched", node, what);
 	add_line("golden_nccl: %s: %s; environment left untouched", node, what);
 	(void)verbose;
 }

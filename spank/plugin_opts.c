@@ -2,37 +2,47 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "strutil.h"
 
-/* Append the recipe names found in dir to buf; returns how many, -1 if the
- * directory cannot be read. Also reports whether name is among them. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Append the recipe names found in dir to buf, sorted; returns how many, -1
+ * if the directory cannot be read. Also reports whether name is among them. */
 static int list_recipes(const char *dir, const char *name, bool *found, char *buf, size_t len)
 {
 	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *de;
+	char *names[256];
 	int n = 0;
 
 	*found = false;
 	if (!d)
 		return -1;
-	while ((de = readdir(d))) {
+	while ((de = readdir(d)) && n < 256) {
 		size_t l = strlen(de->d_name);
-		char base[64];
 
-		if (l <= 5 || l - 5 >= sizeof(base) || strcmp(de->d_name + l - 5, ".json") ||
+		if (l <= 5 || l - 5 >= 64 || strcmp(de->d_name + l - 5, ".json") ||
 		    de->d_name[0] == '.')
 			continue;
-		memcpy(base, de->d_name, l - 5);
-		base[l - 5] = '\0';
-		if (name && !strcmp(base, name))
-			*found = true;
-		golden_strlcat(buf, ", ", len);
-		golden_strlcat(buf, base, len);
-		n++;
+		names[n] = strndup(de->d_name, l - 5);
+		if (names[n])
+			n++;
 	}
 	closedir(d);
+	qsort(names, (size_t)n, sizeof(names[0]), cmp_str);
+	for (int i = 0; i < n; i++) {
+		if (name && !strcmp(names[i], name))
+			*found = true;
+		golden_strlcat(buf, ", ", len);
+		golden_strlcat(buf, names[i], len);
+		free(names[i]);
+	}
 	return n;
 }
 

@@ -158,7 +158,7 @@ teardown() {
 	run cat "$WORK/out/n3.err"
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "${lines[0]}" == "golden_nccl: n3: topology discovery failed: "*"; environment left untouched" ]]
-	grep -q "golden_nccl: n3: topology discovery failed" "$GOLDEN_CLUSTER_DIR"/log/n3.log
+	grep -q "golden_nccl: n3: topology discovery failed" "$GOLDEN_CLUSTER_DIR"/log/slurmd-n3.log
 	run srun --golden-nccl -w n3 env
 	! grep -q '^NCCL_' <<<"$output"
 }
@@ -180,5 +180,5 @@ teardown() {
 	rm -f "$WORK/recipes/zz-writable.json"
 	[ "$status" -eq 0 ]
 	[ "$output" = hgx-h100-h200-ib ]
-	grep -q "zz-writable.json: refusing recipe" "$GOLDEN_CLUSTER_DIR"/log/n1.log
+	grep -q "zz-writable.json: refusing recipe" "$GOLDEN_CLUSTER_DIR"/log/slurmd-n1.log
 }
