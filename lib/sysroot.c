@@ -57,8 +57,8 @@ int golden_sys_read_long(const char *root, const char *abspath, long *value)
 	if (golden_sys_read(root, abspath, buf, sizeof(buf)) <= 0)
 		return -1;
 	errno = 0;
-	v = strtol(buf, &end, 0);
-	if (errno || end == buf)
+	v = strncmp(buf, "0x", 2) ? strtol(buf, &end, 10) : strtol(buf + 2, &end, 16);
+	if (errno || end == buf || (*end && *end != '\n'))
 		return -1;
 	*value = v;
 	return 0;

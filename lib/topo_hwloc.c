@@ -174,6 +174,7 @@ static void add_pci_nics(hwloc_topology_t t, hwloc_obj_t pci, struct golden_topo
 	}
 	if (rdma) {
 		struct golden_nic *nic = new_nic(topo, pci, rdma->name, numa);
+		hwloc_obj_t extra;
 
 		if (!nic)
 			return;
@@ -190,6 +191,20 @@ static void add_pci_nics(hwloc_topology_t t, hwloc_obj_t pci, struct golden_topo
 		if (net)
 			golden_strlcpy(nic->netdev, net->name, sizeof(nic->netdev));
 		objs[topo->nnics - 1] = pci;
+		/* A VPI card can carry a second netdev (mlx4: eth2 and ib0): it
+		 * stays visible as its own entry. */
+		for (extra = pci->io_first_child; extra; extra = extra->next_sibling) {
+			struct golden_nic *e;
+
+			if (extra == net || extra->type != HWLOC_OBJ_OS_DEVICE || !extra->name ||
+			    extra->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK)
+				continue;
+			e = new_nic(topo, pci, extra->name, numa);
+			if (!e)
+				return;
+			e->kind = GOLDEN_NIC_ETH;
+			objs[topo->nnics - 1] = pci;
+		}
 		return;
 	}
 	for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
@@ -206,12 +221,17 @@ static void add_pci_nics(hwloc_topology_t t, hwloc_obj_t pci, struct golden_topo
 	}
 }
 
+static const char *const slow_components[] = {"cuda", "nvml", "opencl", "rsmi", "levelzero",
+					      "gl"};
+
 static int open_topology(const struct golden_topo_opts *opts, hwloc_topology_t *out,
                          struct golden_err *err)
 {
 	hwloc_topology_t t = NULL;
 	bool fsroot =
 	    !opts->topology_xml && opts->sysroot && *opts->sysroot && strcmp(opts->sysroot, "/");
+	char saved_fsroot[4096];
+	bool had_fsroot = false;
 	int rc;
 
 	if (opts->topology_xml && access(opts->topology_xml, R_OK) < 0)
@@ -219,17 +239,31 @@ static int open_topology(const struct golden_topo_opts *opts, hwloc_topology_t *
 	if (hwloc_topology_init(&t) < 0)
 		return golden_err_set(err, "hwloc_topology_init failed");
 	hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
+	/* Never start CUDA/NVML/OpenCL inside slurmstepd just to name devices. */
+	for (size_t i = 0; i < sizeof(slow_components) / sizeof(slow_components[0]); i++)
+		hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+					      slow_components[i]);
 	if (opts->topology_xml && hwloc_topology_set_xml(t, opts->topology_xml) < 0) {
 		hwloc_topology_destroy(t);
 		return golden_err_set(err, "hwloc XML %s: cannot be used: %s", opts->topology_xml,
 		                      strerror(errno));
 	}
 	/* hwloc reads a different /sys only through this variable. */
-	if (fsroot)
+	if (fsroot) {
+		const char *prev = getenv("HWLOC_FSROOT");
+
+		if (prev)
+			golden_strlcpy(saved_fsroot, prev, sizeof(saved_fsroot));
+		had_fsroot = prev != NULL;
 		setenv("HWLOC_FSROOT", opts->sysroot, 1);
+	}
 	rc = hwloc_topology_load(t);
-	if (fsroot)
-		unsetenv("HWLOC_FSROOT");
+	if (fsroot) {
+		if (had_fsroot)
+			setenv("HWLOC_FSROOT", saved_fsroot, 1);
+		else
+			unsetenv("HWLOC_FSROOT");
+	}
 	if (rc < 0) {
 		hwloc_topology_destroy(t);
 		if (opts->topology_xml)

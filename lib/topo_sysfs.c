@@ -153,7 +153,9 @@ static struct golden_nic *netdev_entry(const char *root, struct golden_topo *top
 		nic = &topo->nics[i];
 		if (!nic->netdev[0])
 			golden_strlcpy(nic->netdev, ifname, sizeof(nic->netdev));
-		return strcmp(nic->netdev, ifname) ? NULL : nic;
+		if (!strcmp(nic->netdev, ifname))
+			return nic;
+		/* a second netdev on the same function: its own entry below */
 	}
 	for (i = 0; i < topo->nnics; i++)
 		if (!strcmp(topo->nics[i].netdev, ifname))
