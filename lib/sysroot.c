@@ -41,6 +41,12 @@ ssize_t golden_sys_read(const char *root, const char *abspath, char *buf, size_t
 	if (!f)
 		return -1;
 	n = fread(buf, 1, len - 1, f);
+	/* sysfs reports a failing attribute (speed of a down link, EISDIR)
+	 * as a read error, not as an empty value. */
+	if (ferror(f)) {
+		fclose(f);
+		return -1;
+	}
 	fclose(f);
 	buf[n] = '\0';
 	/* First line only: sysfs attributes are one value per file. */

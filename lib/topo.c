@@ -12,7 +12,8 @@ static const struct golden_topo *sort_topo; /* qsort has no context argument */
 
 static int cmp_gpu(const void *a, const void *b)
 {
-	return strcmp(sort_topo->gpus[*(const int *)a].busid, sort_topo->gpus[*(const int *)b].busid);
+	return strcmp(sort_topo->gpus[*(const int *)a].busid,
+	              sort_topo->gpus[*(const int *)b].busid);
 }
 
 /* PCI devices in bus order, then the rest (virtual, vmbus) by name. */
@@ -57,7 +58,7 @@ static int sort_devices(struct golden_topo *topo)
 }
 
 int golden_topo_discover(const struct golden_topo_opts *opts, struct golden_topo *topo,
-			 struct golden_err *err)
+                         struct golden_err *err)
 {
 	memset(topo, 0, sizeof(*topo));
 	if (golden_topo_load_hwloc(opts, topo, err) < 0)

@@ -154,12 +154,17 @@ static enum golden_mode effective_mode(spank_t sp, struct golden_mode_opt *m)
 	return m->mode;
 }
 
+/* The node this slurmstepd serves. Not the step environment's
+ * SLURMD_NODENAME: srun inside a batch script carries the batch node's value
+ * there. slurmd sets its own node name in the environment it hands
+ * slurmstepd, which the job cannot influence. */
 static void find_node_name(spank_t sp)
 {
-	if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) == ESPANK_SUCCESS && node[0])
-		return;
-	if (getenv("SLURMD_NODENAME"))
-		golden_strlcpy(node, getenv("SLURMD_NODENAME"), sizeof(node));
+	const char *own = getenv("SLURMD_NODENAME");
+
+	(void)sp;
+	if (own && *own)
+		golden_strlcpy(node, own, sizeof(node));
 	else if (gethostname(node, sizeof(node)) < 0)
 		golden_strlcpy(node, "unknown", sizeof(node));
 	node[sizeof(node) - 1] = '\0';

@@ -54,7 +54,10 @@ int golden_mode_parse(const char *value, const char *recipes_dir, struct golden_
 	int n;
 
 	memset(out, 0, sizeof(*out));
-	if (!value || !*value || !strcmp(value, "auto") || !strcmp(value, "on")) {
+	/* Slurm hands a nested srun a value-less option from the batch
+	 * environment as the string "(null)". */
+	if (!value || !*value || !strcmp(value, "(null)") || !strcmp(value, "auto") ||
+	    !strcmp(value, "on")) {
 		out->mode = GOLDEN_MODE_AUTO;
 		return 0;
 	}

@@ -9,9 +9,12 @@
 
 load ../lib/common
 
-N1_HCA='==mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11'
-N2_HCA='==ibp24s0,ibp64s0,ibp79s0,ibp94s0,ibp154s0,ibp192s0,ibp206s0,ibp220s0'
-N4_HCA='==mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7'
+# Values carry NCCL's exact-match prefix: printenv NCCL_IB_HCA shows =mlx5_0,...
+# (the environment line is NCCL_IB_HCA==mlx5_0,...).
+
+N1_HCA='=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11'
+N2_HCA='=ibp24s0,ibp64s0,ibp79s0,ibp94s0,ibp154s0,ibp192s0,ibp206s0,ibp220s0'
+N4_HCA='=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7'
 
 plugstack_line() {
 	echo "required $GOLDEN_BUILDDIR/spank/.libs/golden_nccl.so recipes=$WORK/recipes" \
@@ -52,7 +55,7 @@ teardown() {
 	[ "$(golden_job_state "$jobid")" = COMPLETED ]
 	run cat "$out"
 	[ "${lines[0]}" = "$N1_HCA" ]
-	[ "${lines[1]}" = "==eno1" ]
+	[ "${lines[1]}" = "=eno1" ]
 	[ "${lines[2]}" = "hgx-h100-h200-ib" ]
 }
 
@@ -62,14 +65,14 @@ teardown() {
 	[ "${lines[0]}" = generic-roce ]
 	[ "${lines[1]}" = "$N4_HCA" ]
 	[ "${lines[2]}" = 3 ]
-	[ "${lines[3]}" = "==eth0" ]
+	[ "${lines[3]}" = "=eth0" ]
 }
 
 @test "salloc --golden-nccl + srun: the step gets the allocated node's values" {
 	run salloc --golden-nccl -w n2 srun printenv NCCL_IB_HCA NCCL_SOCKET_IFNAME
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"$N2_HCA"* ]]
-	[[ "$output" == *"==ens1f0"* ]]
+	[[ "$output" == *"=ens1f0"* ]]
 }
 
 @test "--golden-nccl=off and no option (default=off) set nothing" {
@@ -106,7 +109,7 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"keeping your NCCL_IB_HCA=mlx5_5"* ]]
 	grep -qx 'mlx5_5' <<<"$output"
-	grep -qx '==eno1' <<<"$output"
+	grep -qx '=eno1' <<<"$output"
 }
 
 @test "verbose prints the recipe and every variable with its reason to the job's stderr" {
@@ -114,7 +117,7 @@ teardown() {
 	[ "$status" -eq 0 ]
 	grep -q "golden_nccl: n1: recipe hgx-h100-h200-ib" "$WORK/out/verbose.err"
 	grep -q "golden_nccl: n1: NCCL_IB_HCA=$N1_HCA  # ." "$WORK/out/verbose.err"
-	grep -q "golden_nccl: n1: NCCL_SOCKET_IFNAME===eno1  # ." "$WORK/out/verbose.err"
+	grep -q "golden_nccl: n1: NCCL_SOCKET_IFNAME==eno1  # ." "$WORK/out/verbose.err"
 }
 
 @test "a forced recipe name is used instead of the most specific match" {
@@ -134,8 +137,8 @@ teardown() {
 	jobid=$(golden_sbatch_wait --golden-nccl -N2 -w n1,n2 -o "$out" "$WORK/multi.sh")
 	[ "$(golden_job_state "$jobid")" = COMPLETED ]
 	grep -qx "batch n1 $N1_HCA" "$out"
-	grep -qx "step n1 $N1_HCA ==eno1" "$out"
-	grep -qx "step n2 $N2_HCA ==ens1f0" "$out"
+	grep -qx "step n1 $N1_HCA =eno1" "$out"
+	grep -qx "step n2 $N2_HCA =ens1f0" "$out"
 }
 
 @test "a value the user exported in the batch script survives into every step" {
@@ -147,8 +150,8 @@ teardown() {
 	EOS
 	jobid=$(golden_sbatch_wait --golden-nccl -N2 -w n1,n2 -o "$out" "$WORK/userexport.sh")
 	[ "$(golden_job_state "$jobid")" = COMPLETED ]
-	grep -qx "n1 ==ib0 $N1_HCA" "$out"
-	grep -qx "n2 ==ib0 $N2_HCA" "$out"
+	grep -qx "n1 =ib0 $N1_HCA" "$out"
+	grep -qx "n2 =ib0 $N2_HCA" "$out"
 }
 
 @test "discovery fails on n3: the job still runs, one clear line in its stderr and the slurmd log" {
