@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hcmain.h"
 
 #ifndef GOLDEN_RECIPEDIR
 #define GOLDEN_RECIPEDIR "/usr/local/share/slurm-golden/recipes"
@@ -149,6 +150,11 @@ int main(int argc, char **argv)
 		return cmd_topo(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "recipe"))
 		return cmd_recipe(argc - 1, argv + 1);
-	fprintf(stderr, "golden: unknown command '%s'; expected env, topo or recipe\n", argv[1]);
+	if (!strcmp(argv[1], "check")) {
+		argv[1] = "golden check";
+		return golden_hc_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
+	}
+	fprintf(stderr, "golden: unknown command '%s'; expected env, topo, recipe or check\n",
+	        argv[1]);
 	return 2;
 }

@@ -1,0 +1,10 @@
+/* golden-epilog: Slurm Epilog= program. Faults raised during the job are
+ * attributed to it; only hardware faults drain. */
+#include <config.h>
+
+#include "hcmain.h"
+
+int main(int argc, char **argv)
+{
+	return golden_hc_main(GOLDEN_PHASE_EPILOG, argc, argv);
+}

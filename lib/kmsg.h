@@ -1,0 +1,83 @@
+/* Reading the kernel log record by record, with a persisted cursor so each
+ * record is looked at once per boot (deduplicated by boot id + sequence
+ * number), not re-reported until logrotate (azurehpc#648).
+ *
+ * Source: /dev/kmsg (one record per read(): "PRI,SEQ,TS_USEC,FLAGS;MSG\n"
+ * plus " KEY=VALUE" continuation lines, which we ignore), or a file of such
+ * records, one per line (tests, `--kmsg FILE`).
+ *
+ * Trust: records of facility kernel (0) and user (1) both count. Only root
+ * can write /dev/kmsg (mode 0644 root), and root's writes appear as facility
+ * user unless they name another; that is how operators and fault-injection
+ * tools (`echo '...' > /dev/kmsg`, gpud inject-fault) reach the checks. The
+ * scanner passes every record with its facility; callers decide.
+ */
+#ifndef GOLDEN_KMSG_H
+#define GOLDEN_KMSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GOLDEN_KMSG_MAX_RECORDS 100000 /* delivered per scan; the rest next time */
+#define GOLDEN_KMSG_RECORD_MAX  8192   /* the kernel's CONSOLE_EXT_LOG_MAX */
+#define GOLDEN_KMSG_BOOTID_LEN  40     /* uuid 36 + NUL, rounded */
+#define GOLDEN_KMSG_CURSOR      "kmsg.cursor"
+
+enum golden_kmsg_facility { GOLDEN_KMSG_FAC_KERNEL = 0, GOLDEN_KMSG_FAC_USER = 1 };
+
+struct golden_kmsg_record {
+	uint64_t seq;
+	uint64_t ts_usec;
+	int facility; /* PRI >> 3 */
+	int level;    /* PRI & 7 */
+	const char *msg;
+};
+
+/* Parse one record in place (the message is cut at its first '\n').
+ * Returns 0, or -1 if buf is not a record. */
+int golden_kmsg_parse(char *buf, struct golden_kmsg_record *rec);
+
+/* Records lost between two consecutive sequence numbers (ring buffer
+ * overwritten before we read them): 0 when seq follows prev or !have_prev. */
+uint64_t golden_kmsg_gap(bool have_prev, uint64_t prev, uint64_t seq);
+
+/* Called for every new record; return non-zero to stop (that record counts
+ * as consumed). */
+typedef int (*golden_kmsg_fn)(uint64_t seq, uint64_t ts_usec, int facility, int level,
+                              const char *msg, void *arg);
+
+struct golden_kmsg_stats {
+	unsigned long records;   /* new records passed to cb */
+	unsigned long skipped;   /* at or before the cursor (already consumed) */
+	unsigned long missed;    /* lost: overwritten before we read them (seq gaps) */
+	unsigned long epipe;     /* EPIPE returns from /dev/kmsg */
+	unsigned long malformed; /* lines/records that did not parse */
+	bool cursor_found;       /* a cursor of this boot was used */
+	bool cursor_other_boot;  /* a cursor existed but was from another boot */
+	bool limited;            /* stopped at GOLDEN_KMSG_MAX_RECORDS */
+	int cursor_errno;        /* saving the cursor failed (0 if fine or not asked) */
+	uint64_t last_seq;       /* last consumed seq (what the cursor holds) */
+	char boot_id[GOLDEN_KMSG_BOOTID_LEN];
+};
+
+/* Read the boot id from <sysroot>/proc/sys/kernel/random/boot_id, falling
+ * back to the real one. Returns 0, or -1 ("unknown" in buf). */
+int golden_kmsg_boot_id(const char *sysroot, char *buf, size_t len);
+
+/* Scan the records after the cursor in state_dir (none: from the start of
+ * this boot's buffer). path NULL = /dev/kmsg; a character device is read as
+ * /dev/kmsg, anything else as a file of records. state_dir NULL = no cursor.
+ * advance: save the last consumed seq (state_dir created 0700 if missing,
+ * cursor written atomically 0600). Returns 0, or -1 with errno if the log
+ * cannot be read; st is always filled. */
+int golden_kmsg_scan(const char *path, const char *state_dir, const char *sysroot, bool advance,
+                     golden_kmsg_fn cb, void *arg, struct golden_kmsg_stats *st);
+
+/* The cursor in state_dir: returns 0 and fills boot_id/seq, or -1. */
+int golden_kmsg_cursor_load(const char *state_dir, char *boot_id, size_t len, uint64_t *seq);
+
+/* Save the cursor atomically (tmp + rename, 0600; state_dir 0700). 0 or -1. */
+int golden_kmsg_cursor_save(const char *state_dir, const char *boot_id, uint64_t seq);
+
+#endif

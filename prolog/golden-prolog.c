@@ -1,0 +1,10 @@
+/* golden-prolog: Slurm Prolog= program. A failed check drains the node with
+ * golden's reason and exits 1, so Slurm requeues the job elsewhere. */
+#include <config.h>
+
+#include "hcmain.h"
+
+int main(int argc, char **argv)
+{
+	return golden_hc_main(GOLDEN_PHASE_PROLOG, argc, argv);
+}
