@@ -519,8 +519,8 @@ static void check_nvlink(const struct golden_check_ctx *ctx, struct golden_check
 static void check_throttle(const struct golden_check_ctx *ctx, struct golden_check_result *res)
 {
 	struct session s;
-	unsigned long long reasons[GOLDEN_MAX_GPUS];
-	bool ok[GOLDEN_MAX_GPUS], any_hw = false;
+	unsigned long long reasons[GOLDEN_MAX_GPUS] = {0};
+	bool ok[GOLDEN_MAX_GPUS] = {false}, any_hw = false;
 	unsigned int checked = 0;
 
 	if (!session_open(&s, ctx, res)) {

@@ -162,7 +162,7 @@ int golden_node_query(const char *scontrol, const char *node, int timeout_ms,
 enum golden_drain_outcome golden_drain(const char *scontrol, const char *node, const char *reason,
                                        struct golden_err *err)
 {
-	struct golden_node_state st;
+	struct golden_node_state st = {{0}, {0}, false};
 	char nodearg[128], reasonarg[GOLDEN_REASON_MAX + 16];
 	char *argv[] = {(char *)scontrol, "update", nodearg, "State=DRAIN", reasonarg, NULL};
 

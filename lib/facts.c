@@ -94,7 +94,8 @@ static int select_nics(const struct golden_topo *t, bool (*pick)(const struct go
 	for (int i = 0; i < nnics; i++)
 		if (pick(&t->nics[i]))
 			out[n++] = &t->nics[i];
-	qsort(out, (size_t)n, sizeof(*out), cmp_pci);
+	if (n > 1)
+		qsort(out, (size_t)n, sizeof(*out), cmp_pci);
 	return n;
 }
 

@@ -182,7 +182,7 @@ static struct json_object *parse_json(struct ctx *c, const char *buf, size_t len
 		golden_err_set(c->err, "%s: out of memory", c->path);
 		return NULL;
 	}
-	if (memchr(buf, '\0', len)) {
+	if (len && memchr(buf, '\0', len)) {
 		line_col(buf, (size_t)((const char *)memchr(buf, '\0', len) - buf), &line, &col);
 		golden_err_set(c->err, "%s:%d:%d: invalid JSON: NUL byte", c->path, line, col);
 		json_tokener_free(tok);
@@ -572,7 +572,8 @@ static int list_dir(DIR *d, char ***out)
 		names = nn;
 		n++;
 	}
-	qsort(names, (size_t)n, sizeof(*names), cmp_names);
+	if (n > 1)
+		qsort(names, (size_t)n, sizeof(*names), cmp_names);
 	*out = names;
 	return n;
 }

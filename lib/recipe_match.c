@@ -143,7 +143,7 @@ static int note_all(const struct golden_recipe_set *set, const struct golden_top
 		char why[512], note[768];
 		bool m = golden_recipe_matches(r, topo, why, sizeof(why));
 
-		if (!m)
+		if (!m || !win) /* a match always has a winner */
 			snprintf(note, sizeof(note), "no match: %s", why);
 		else if (r == win && nties)
 			snprintf(note, sizeof(note),

@@ -206,9 +206,12 @@ static int note_candidate(struct golden_result *res, const struct golden_recipe 
 			return -1;
 		if (!old)
 			n[0] = '\0';
-		if (old)
-			strcat(n, "; ");
-		strcat(n, text);
+		/* n holds old + "; " + text + NUL: sized just above. */
+		if (old) {
+			memcpy(n + old, "; ", 2);
+			old += 2;
+		}
+		memcpy(n + old, text, strlen(text) + 1);
 		c->note = n;
 		return 0;
 	}

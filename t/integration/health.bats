@@ -150,6 +150,24 @@ assert c.get("timed_out") and r["duration_ms"] < 5000, r' "$WORK/log/n4.jsonl"
 	grep -q '"code":"gpu0 xid13' "$WORK/log/n1.jsonl"
 }
 
+@test "the epilog attributes an XID raised during the job to that job, without draining" {
+	jobid=$(sbatch --parsable -w n1 --wrap 'sleep 4')
+	golden_wait_node_state n1 'ALLOCATED|MIXED' 30
+	kmsg "NVRM: Xid (PCI:0000:1b:00): 31, pid=888, name=train.py, MMU Fault: ENGINE GRAPHICS"
+	golden_wait_job "$jobid" 60
+	[ "$(golden_job_state "$jobid")" = COMPLETED ]
+	run python3 -c 'import json,sys
+recs=[json.loads(l) for l in open(sys.argv[1])]
+e=[r for r in recs if r.get("job")==sys.argv[2] and r["phase"]=="epilog"]
+assert e, "no epilog record"
+x=[c for c in e[-1]["checks"] if c["name"]=="xid"][0]
+assert x["result"]=="warn" and "xid31" in x["code"] and "job "+sys.argv[2] in x["detail"], x' \
+		"$WORK/log/n1.jsonl" "$jobid"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(golden_node_reason n1)" = "" ]
+}
+
 @test "an admin's own drain is never altered by golden" {
 	scontrol update NodeName=n1 State=DRAIN Reason="admin: bios update"
 	printf '6,99999999,1,-;NVRM: Xid (PCI:0000:1b:00): 79, pid=1, name=x, GPU has fallen off the bus.\n' \
