@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "statefile.h"
 #include "strutil.h"
 #include "sysroot.h"
 
@@ -174,10 +175,8 @@ int golden_cache_store(const char *dir, const char *path, const char *key,
                        const struct golden_result *res, const char *errmsg)
 {
 	struct json_object *root = json_object_new_object();
-	char tmp[PATH_MAX];
 	const char *text;
-	int fd, rc = -1;
-	size_t len;
+	int rc = -1;
 
 	if (!root)
 		return -1;
@@ -189,16 +188,7 @@ int golden_cache_store(const char *dir, const char *path, const char *key,
 	else
 		json_object_object_add(root, "outcome", json_object_new_string(errmsg));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof(tmp))
-		goto out;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		goto out;
-	len = strlen(text);
-	if (write(fd, text, len) != (ssize_t)len || close(fd) < 0 || rename(tmp, path) < 0)
-		unlink(tmp);
-	else
-		rc = 0;
+	rc = golden_write_atomic(path, text, strlen(text));
 out:
 	json_object_put(root);
 	return rc;

@@ -29,6 +29,7 @@
 
 #include "check.h"
 #include "hcconf.h"
+#include "statefile.h"
 #include "strutil.h"
 #include "sysroot.h"
 
@@ -282,71 +283,17 @@ static int read_counters(const char *root, const char *dev, int port,
 	return 0;
 }
 
-/* mkdir -p with 0700 for what we create; existing directories are kept. */
-static int mkdir_p(const char *dir)
-{
-	char path[PATH_MAX];
-	size_t len;
-
-	if (golden_strlcpy(path, dir, sizeof(path)) < 0)
-		return -1;
-	len = strlen(path);
-	for (size_t i = 1; i <= len; i++) {
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		path[i] = '\0';
-		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return -1;
-		if (i < len)
-			path[i] = '/';
-	}
-	return 0;
-}
-
-/* Write atomically: a reader (or a run killed at its deadline) sees either
- * the old file or the new one, never half of one. */
 static int save_state(const char *dir, json_object *root)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX], text[65536];
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-	size_t len = strlen(s), off = 0;
-	int fd, err;
+	int n = snprintf(text, sizeof(text), "%s\n", s);
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, GOLDEN_IB_COUNTERS_STATE) >=
-	        (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+	if (n < 0 || (size_t)n >= sizeof(text) ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, GOLDEN_IB_COUNTERS_STATE) >=
+	        (int)sizeof(path))
 		return -1;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	if (fchmod(fd, 0600) < 0)
-		goto fail;
-	while (off < len) {
-		ssize_t w = write(fd, s + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		off += (size_t)w;
-	}
-	if (write(fd, "\n", 1) != 1 || fsync(fd) < 0)
-		goto fail;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
-		goto fail;
-	return 0;
-fail:
-	err = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	errno = err;
-	return -1;
+	return golden_write_atomic(path, text, (size_t)n);
 }
 
 static json_object *load_state(const char *dir)
@@ -408,7 +355,7 @@ static void check_ib_counters(const struct golden_check_ctx *ctx, struct golden_
 		ok_detail(res, "no state_dir: counters not compared");
 		return;
 	}
-	if (mkdir_p(dir) < 0 || (lockfd = lock_state(dir)) < 0) {
+	if (golden_mkdir_p(dir) < 0 || (lockfd = lock_state(dir)) < 0) {
 		golden_result_warn(res, "ib-counters nostate", "state_dir %s: %s", dir,
 		                   strerror(errno));
 		return;

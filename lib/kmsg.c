@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "statefile.h"
 #include "strutil.h"
 #include "sysroot.h"
 
@@ -132,74 +133,19 @@ int golden_kmsg_cursor_load(const char *state_dir, char *boot_id, size_t len, ui
 	return golden_strlcpy(boot_id, buf, len);
 }
 
-/* mkdir -p, 0700 for what we create. */
-static int mkdir_p(const char *dir)
-{
-	char tmp[PATH_MAX];
-
-	if (golden_strlcpy(tmp, dir, sizeof(tmp)) < 0) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 int golden_kmsg_cursor_save(const char *state_dir, const char *boot_id, uint64_t seq)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], suffix[32], line[96];
-	int fd, n, saved;
-	size_t off = 0;
+	char path[PATH_MAX], line[96];
+	int n;
 
 	n = snprintf(line, sizeof(line), "%s %llu\n", boot_id, (unsigned long long)seq);
 	if (n < 0 || (size_t)n >= sizeof(line)) {
 		errno = EINVAL;
 		return -1;
 	}
-	snprintf(suffix, sizeof(suffix), ".tmp.%ld", (long)getpid());
-	if (mkdir_p(state_dir) < 0 || cursor_path(state_dir, "", path, sizeof(path)) < 0 ||
-	    cursor_path(state_dir, suffix, tmp, sizeof(tmp)) < 0)
+	if (golden_mkdir_p(state_dir) < 0 || cursor_path(state_dir, "", path, sizeof(path)) < 0)
 		return -1;
-	/* A leftover from a killed run with our pid: ours to remove. */
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	while (off < (size_t)n) {
-		ssize_t w = write(fd, line + off, (size_t)n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		off += (size_t)w;
-	}
-	if (fsync(fd) < 0)
-		goto fail;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
-		goto fail;
-	return 0;
-fail:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	errno = saved;
-	return -1;
+	return golden_write_atomic(path, line, (size_t)n);
 }
 
 struct reader {

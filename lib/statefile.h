@@ -1,0 +1,17 @@
+/* Small state files (kmsg cursor, IB counters, the env cache): created in
+ * root-only directories and replaced atomically, so a reader, or a run
+ * killed at its deadline, sees the old file or the new one, never half. */
+#ifndef GOLDEN_STATEFILE_H
+#define GOLDEN_STATEFILE_H
+
+#include <stddef.h>
+
+/* mkdir -p; directories we create get mode 0700, existing ones are kept.
+ * Returns 0 or -1 (errno set). */
+int golden_mkdir_p(const char *dir);
+
+/* Write data to path through a temporary file in the same directory
+ * (O_EXCL|O_NOFOLLOW, mode 0600), fsync, rename. Returns 0 or -1 (errno). */
+int golden_write_atomic(const char *path, const void *data, size_t len);
+
+#endif
