@@ -57,8 +57,12 @@ int main(void)
 	   "xid.31 = drain");
 	ok(golden_hc_conf_xid(&c, 13) && golden_hc_conf_xid(&c, 13)->ignore, "xid.13 = ignore");
 	ok(!golden_hc_conf_xid(&c, 79), "no override for 79");
-	ok(golden_hc_conf_check(&c, &chk, &dl, &ph) && dl == 500 && ph == GOLDEN_PHASE_EPILOG,
-	   "check override: deadline %d, phases %u", dl, ph);
+	{
+		bool on = golden_hc_conf_check(&c, &chk, &dl, &ph);
+
+		ok(on && dl == 500 && ph == GOLDEN_PHASE_EPILOG, "check override: deadline %d, phases %u",
+		   dl, ph);
+	}
 	{
 		const struct golden_check m = {"mounts", GOLDEN_CHK_STORAGE, NULL, 3000, 7};
 
