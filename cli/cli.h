@@ -30,5 +30,6 @@ void cli_diag(void *arg, const char *msg);
 int cmd_env(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_recipe(int argc, char **argv);
+int cmd_teardown(int argc, char **argv);
 
 #endif

@@ -24,6 +24,8 @@ static void usage(FILE *out)
 	    "  env      print the golden NCCL environment the SPANK plugin would inject here\n"
 	    "  topo     print GPUs, NICs (class, locality), NUMA nodes and GPU->NIC map\n"
 	    "  recipe   lint, list or explain recipes\n"
+	    "  check    run the health checks (--kernel: teardown-stall exposure report)\n"
+	    "  teardown measure/flush a cgroup's dirty inodes as the plugin does at task exit\n"
 	    "\n"
 	    "Common options:\n"
 	    "  --topology FILE  hwloc XML instead of the live topology   (env GOLDEN_TOPOLOGY)\n"
@@ -150,11 +152,13 @@ int main(int argc, char **argv)
 		return cmd_topo(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "recipe"))
 		return cmd_recipe(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "teardown"))
+		return cmd_teardown(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check")) {
 		argv[1] = "golden check";
 		return golden_hc_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
 	}
-	fprintf(stderr, "golden: unknown command '%s'; expected env, topo, recipe or check\n",
+	fprintf(stderr, "golden: unknown command '%s'; expected env, topo, recipe, check or teardown\n",
 	        argv[1]);
 	return 2;
 }

@@ -64,6 +64,7 @@ struct golden_check_ctx {
 	enum golden_phase phase;
 	const char *kmsg_path; /* NULL = /dev/kmsg */
 	const char *state_dir; /* persistent state: kmsg cursor, counters */
+	const char *teardown_dir; /* the plugin's teardown records (expanded) */
 };
 
 typedef void (*golden_check_fn)(const struct golden_check_ctx *ctx,
@@ -82,6 +83,7 @@ extern const struct golden_check golden_gpu_checks[];     /* check_gpu.c (NVML) 
 extern const struct golden_check golden_xid_checks[];     /* check_xid.c */
 extern const struct golden_check golden_fabric_checks[];  /* check_fabric.c */
 extern const struct golden_check golden_storage_checks[]; /* check_storage.c */
+extern const struct golden_check golden_kernel_checks[];  /* check_kernel.c */
 
 const char *golden_status_name(enum golden_status s);
 const char *golden_action_name(enum golden_action a);

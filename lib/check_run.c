@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 static const struct golden_check *const modules[] = {golden_xid_checks, golden_gpu_checks,
-                                                     golden_fabric_checks, golden_storage_checks};
+                                                     golden_fabric_checks, golden_storage_checks,
+                                                     golden_kernel_checks};
 
 const struct golden_check *golden_check_find(const char *name)
 {

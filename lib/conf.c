@@ -1,6 +1,8 @@
 #include "conf.h"
 
 #include <stdio.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "strutil.h"
@@ -12,7 +14,9 @@
 #define GOLDEN_CACHEDIR "/run/slurm-golden"
 #endif
 
-#define CONF_KEYS "default, recipes, topology, sysroot, cache, user_env"
+#define CONF_KEYS                                                                          \
+	"default, recipes, topology, sysroot, cache, user_env, teardown_flush, "            \
+	"teardown_threshold, teardown_inodes, teardown_deadline_ms, teardown_dir"
 
 void golden_plugin_conf_init(struct golden_plugin_conf *conf)
 {
@@ -20,6 +24,8 @@ void golden_plugin_conf_init(struct golden_plugin_conf *conf)
 	golden_strlcpy(conf->recipes, GOLDEN_RECIPEDIR, sizeof(conf->recipes));
 	golden_strlcpy(conf->cache_dir, GOLDEN_CACHEDIR, sizeof(conf->cache_dir));
 	conf->user_env = GOLDEN_USER_ENV_RESPECT;
+	conf->teardown = (struct golden_teardown_opts)GOLDEN_TEARDOWN_DEFAULTS;
+	golden_strlcpy(conf->teardown_dir, GOLDEN_CACHEDIR "/teardown", sizeof(conf->teardown_dir));
 }
 
 static int parse_path(const char *key, const char *val, char *dst, size_t len, bool allow_empty,
@@ -97,6 +103,47 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 				    err,
 				    "plugstack argument user_env=%s: expected respect or override",
 				    val);
+		} else if (!strcmp(key, "teardown_flush")) {
+			if (golden_flush_mode_parse(val, &conf->teardown.mode) < 0)
+				return golden_err_set(err,
+				                      "plugstack argument teardown_flush=%s: expected "
+				                      "auto, always or off",
+				                      val);
+		} else if (!strcmp(key, "teardown_threshold")) {
+			if (golden_size_parse(val, &conf->teardown.threshold_bytes) < 0)
+				return golden_err_set(err,
+				                      "plugstack argument teardown_threshold=%s: "
+				                      "expected bytes, optionally with K, M or G "
+				                      "(e.g. 256M)",
+				                      val);
+		} else if (!strcmp(key, "teardown_inodes")) {
+			char *end;
+			long long n;
+
+			errno = 0;
+			n = strtoll(val, &end, 10);
+			if (errno || end == val || *end || n < 0)
+				return golden_err_set(err,
+				                      "plugstack argument teardown_inodes=%s: expected "
+				                      "a number of inodes (e.g. 10000)",
+				                      val);
+			conf->teardown.threshold_inodes = n;
+		} else if (!strcmp(key, "teardown_deadline_ms")) {
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(val, &end, 10);
+			if (errno || end == val || *end || n < 10 || n > 600000)
+				return golden_err_set(err,
+				                      "plugstack argument teardown_deadline_ms=%s: "
+				                      "expected 10-600000",
+				                      val);
+			conf->teardown.deadline_ms = (int)n;
+		} else if (!strcmp(key, "teardown_dir")) {
+			if (parse_path(key, val, conf->teardown_dir, sizeof(conf->teardown_dir), false,
+			               err))
+				return -1;
 		} else {
 			return golden_err_set(
 			    err,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "errbuf.h"
+#include "teardown.h"
 
 enum golden_user_env {
 	GOLDEN_USER_ENV_RESPECT, /* a variable the user set wins */
@@ -21,6 +22,11 @@ struct golden_plugin_conf {
 	char sysroot[PATH_MAX];  /* may hold %n; "" = real root */
 	char cache_dir[PATH_MAX];
 	enum golden_user_env user_env;
+	/* The task_exit teardown probe: teardown_flush=auto|always|off,
+	 * teardown_threshold=256M, teardown_inodes=10000,
+	 * teardown_deadline_ms=5000, teardown_dir=DIR (%n). */
+	struct golden_teardown_opts teardown;
+	char teardown_dir[PATH_MAX];
 };
 
 /* Defaults: default=off, recipes=GOLDEN_RECIPEDIR, cache=GOLDEN_CACHEDIR. */

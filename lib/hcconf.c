@@ -23,6 +23,8 @@ void golden_hc_conf_init(struct golden_hc_conf *conf)
 	golden_strlcpy(conf->log_path, "/var/log/slurm-golden/health.jsonl",
 	               sizeof(conf->log_path));
 	golden_strlcpy(conf->scontrol, "/usr/bin/scontrol", sizeof(conf->scontrol));
+	golden_strlcpy(conf->teardown_dir, GOLDEN_CACHEDIR "/teardown", sizeof(conf->teardown_dir));
+	conf->stall_sample_ms = 100;
 }
 
 static int parse_int(const char *v, int min, int max, int *out)
@@ -149,13 +151,18 @@ static int apply(struct golden_hc_conf *c, const char *where, const char *key, c
 		return parse_int(v, 100, 600000, &c->budget_ms)
 		           ? BAD("%s: budget_ms = %s: expected 100-600000", where, v)
 		           : 0;
+	if (!strcmp(key, "stall_sample_ms"))
+		return parse_int(v, 10, 2000, &c->stall_sample_ms)
+		           ? BAD("%s: stall_sample_ms = %s: expected 10-2000", where, v)
+		           : 0;
 	if (!strcmp(key, "topology") || !strcmp(key, "sysroot") || !strcmp(key, "state_dir") ||
-	    !strcmp(key, "log") || !strcmp(key, "scontrol")) {
-		char *dst = !strcmp(key, "topology")    ? c->topology
-		            : !strcmp(key, "sysroot")   ? c->sysroot
-		            : !strcmp(key, "state_dir") ? c->state_dir
-		            : !strcmp(key, "log")       ? c->log_path
-		                                        : c->scontrol;
+	    !strcmp(key, "log") || !strcmp(key, "scontrol") || !strcmp(key, "teardown_dir")) {
+		char *dst = !strcmp(key, "topology")       ? c->topology
+		            : !strcmp(key, "sysroot")      ? c->sysroot
+		            : !strcmp(key, "state_dir")    ? c->state_dir
+		            : !strcmp(key, "log")          ? c->log_path
+		            : !strcmp(key, "teardown_dir") ? c->teardown_dir
+		                                           : c->scontrol;
 
 		if (set_path(dst, PATH_MAX, v))
 			return BAD("%s: %s = %s: expected an absolute path", where, key, v);
@@ -211,7 +218,8 @@ static int apply(struct golden_hc_conf *c, const char *where, const char *key, c
 	}
 	return BAD(
 	    "%s: unknown key '%s'; expected gpus, ib_rate, link_layer, efa_count, gpudirect, "
-	    "mount, budget_ms, xid_scope, topology, sysroot, state_dir, log, scontrol, xid.N, "
+	    "mount, budget_ms, xid_scope, topology, sysroot, state_dir, log, scontrol, "
+	    "teardown_dir, stall_sample_ms, xid.N, "
 	    "check.NAME",
 	    where, key);
 }

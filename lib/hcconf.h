@@ -50,6 +50,9 @@ struct golden_hc_conf {
 	char state_dir[PATH_MAX]; /* state_dir = /var/lib/slurm-golden (%n) */
 	char log_path[PATH_MAX];  /* log = /var/log/slurm-golden/health.jsonl (%n) */
 	char scontrol[PATH_MAX];  /* scontrol = /usr/bin/scontrol */
+	char teardown_dir[PATH_MAX]; /* teardown_dir = /run/slurm-golden/teardown (%n):
+	                                what the plugin's task_exit probe recorded */
+	int stall_sample_ms;         /* stall_sample_ms = 100: /proc/stat window */
 };
 
 void golden_hc_conf_init(struct golden_hc_conf *conf);

@@ -18,20 +18,22 @@
 #include "hclog.h"
 #include "reason.h"
 #include "strutil.h"
+#include "wbexposure.h"
+#include "wbstall.h"
 
 #define DEFAULT_CONF "/etc/slurm/golden.conf"
 
 struct hc_opts {
 	enum golden_phase phase;
 	const char *config, *sysroot, *topology, *kmsg, *node;
-	int json, no_drain;
+	int json, no_drain, kernel;
 };
 
 static void usage(const char *prog, FILE *out)
 {
 	fprintf(out,
 	        "Usage: %s [--prolog|--epilog] [--config FILE] [--sysroot DIR] [--topology FILE]\n"
-	        "       %*s [--kmsg FILE] [--node NAME] [--json] [--no-drain]\n"
+	        "       %*s [--kmsg FILE] [--node NAME] [--json] [--no-drain] [--kernel]\n"
 	        "\n"
 	        "Run slurm-golden's GPU, fabric, storage and kernel-log health checks, each in\n"
 	        "its own process under a hard deadline. On a failure the node is drained with a\n"
@@ -39,6 +41,8 @@ static void usage(const char *prog, FILE *out)
 	        "and ends with " GOLDEN_REASON_MARKER
 	        ", unless it is already drained or down for another\n"
 	        "reason. Config: --config, $GOLDEN_CONF or " DEFAULT_CONF " (optional).\n"
+	        "--kernel prints the teardown-stall exposure report (kernel version against\n"
+	        "the fixes, cgroup writeback, filesystems) and exits 1 if exposed.\n"
 	        "Exit status: 0 healthy or warnings, 1 a check failed, 2 usage/config error.\n",
 	        prog, (int)strlen(prog), "");
 }
@@ -54,6 +58,7 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 	                                         {"node", required_argument, NULL, 'n'},
 	                                         {"json", no_argument, NULL, 'j'},
 	                                         {"no-drain", no_argument, NULL, 'N'},
+	                                         {"kernel", no_argument, NULL, 'K'},
 	                                         {"help", no_argument, NULL, 'h'},
 	                                         {NULL, 0, NULL, 0}};
 	int c;
@@ -88,6 +93,9 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 			break;
 		case 'N':
 			o->no_drain = 1;
+			break;
+		case 'K':
+			o->kernel = 1;
 			break;
 		case 'h':
 			usage(argv[0], stdout);
@@ -194,13 +202,45 @@ static void print_text(const struct golden_run_report *rep, const struct golden_
 		       info->drain ? info->drain : "not drained (--no-drain)");
 }
 
+struct exposure_text {
+	char text[4096];
+	int exposed;
+};
+
+static void exposure_child(void *shared, void *arg)
+{
+	struct exposure_text *t = shared;
+	struct golden_exposure e;
+
+	golden_exposure_read(arg, &e);
+	golden_exposure_format(&e, t->text, sizeof(t->text));
+	t->exposed = e.exposed;
+}
+
+/* The mount table and sysfs can hang like anything else: a child again. */
+static int kernel_report(const char *sysroot)
+{
+	static struct exposure_text t;
+	int rc = golden_run_guarded(exposure_child, (void *)sysroot, &t, sizeof(t), 3000);
+
+	if (rc != 0) {
+		fprintf(stderr, "golden check --kernel: %s\n",
+		        rc == 1 ? "timed out after 3000 ms reading the kernel state"
+		                : "could not read the kernel state");
+		return 2;
+	}
+	fputs(t.text, stdout);
+	return t.exposed ? 1 : 0;
+}
+
 int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 {
 	const char *prog = argv[0];
-	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0};
+	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
 	struct golden_hc_conf *conf = malloc(sizeof(*conf));
 	struct golden_topo *topo = malloc(sizeof(*topo));
 	char node[64], topopath[PATH_MAX], sysroot[PATH_MAX], state[PATH_MAX], logp[PATH_MAX];
+	char tdir[PATH_MAX];
 	char reason[GOLDEN_REASON_MAX];
 	const struct golden_check *list[GOLDEN_MAX_CHECKS];
 	struct golden_run_report *rep = malloc(sizeof(*rep));
@@ -226,8 +266,13 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 	    expand(prog, "sysroot", o.sysroot ? o.sysroot : conf->sysroot, node, sysroot,
 	           sizeof(sysroot)) ||
 	    expand(prog, "state_dir", conf->state_dir, node, state, sizeof(state)) ||
-	    expand(prog, "log", conf->log_path, node, logp, sizeof(logp)))
+	    expand(prog, "log", conf->log_path, node, logp, sizeof(logp)) ||
+	    expand(prog, "teardown_dir", conf->teardown_dir, node, tdir, sizeof(tdir)))
 		goto out;
+	if (o.kernel) {
+		rc = kernel_report(sysroot[0] ? sysroot : NULL);
+		goto out;
+	}
 
 	info.node = node;
 	info.job_id = job ? job : "";
@@ -241,9 +286,11 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 		                              : "discovery failed (see golden topo)";
 	ctx = (struct golden_check_ctx){
 	    conf, drc == 0 ? topo : NULL, darg.opts.sysroot, node, info.job_id, o.phase, o.kmsg,
-	    state};
+	    state, tdir};
 	n = golden_checks_select(conf, o.phase, list, GOLDEN_MAX_CHECKS);
 	golden_checks_run(list, n, &ctx, conf->budget_ms, rep);
+	/* A storage check that timed out during a writeback stall blames the kernel. */
+	golden_stall_attribute(rep, state, ctx.sysroot);
 
 	rc = 0;
 	if (golden_reason_format(rep, reason, sizeof(reason)) == 0) {

@@ -27,6 +27,7 @@
 #include "marker.h"
 #include "plugin_opts.h"
 #include "strutil.h"
+#include "task_exit.h"
 
 #define PUBLIC __attribute__((visibility("default")))
 
@@ -309,6 +310,18 @@ PUBLIC int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		return 0;
 	for (int i = 0; i < nlines; i++)
 		dprintf(STDERR_FILENO, "%s\n", lines[i]);
+	return 0;
+}
+
+PUBLIC int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE || !conf_ok)
+		return 0;
+	if (!node[0])
+		find_node_name(sp);
+	golden_task_exit(sp, &conf, node);
 	return 0;
 }
 

@@ -1,0 +1,48 @@
+/* What a step leaves behind in its memory cgroup, read before Slurm removes
+ * it: dirty and writeback bytes (memory.stat) and, where debugfs is mounted,
+ * the inodes attached to the cgroup's writeback context (bdi wb_stats). And
+ * whether this node is exposed to the teardown stall at all: only with
+ * memory and io on the cgroup v2 hierarchy does a memcg get its own
+ * writeback context whose inodes must be switched when it dies. */
+#ifndef GOLDEN_CGMEM_H
+#define GOLDEN_CGMEM_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct golden_cgmem {
+	int version;          /* 1 or 2 */
+	long long dirty;      /* bytes; -1 unknown */
+	long long writeback;  /* bytes; -1 unknown */
+	long long inodes;     /* inodes on the cgroup's wb lists; -1 unknown (no debugfs, v1) */
+	unsigned long cg_ino; /* inode number of the cgroup directory (WbCgIno) */
+};
+
+/* The memory cgroup directory of the calling process's step, from
+ * <sysroot>/proc/self/cgroup and the mount table: the v1 memory hierarchy
+ * (slurmstepd sits in .../job_N/step_M) or the v2 one (slurmstepd sits in
+ * .../job_N/step_M/slurm, the step is its parent). Returns 0 with the path
+ * under sysroot and the version, or -1 if this process is not in a step
+ * cgroup (proctrack/linuxproc, no memory controller). */
+int golden_cg_step_dir(const char *sysroot, char *out, size_t len, int *version);
+
+/* Read dirty/writeback of dir (hierarchical: v1 total_dirty, v2 file_dirty),
+ * and the wb_stats inode count when version 2 and debugfs is there.
+ * Returns 0 or -1 (errno) if memory.stat cannot be read. */
+int golden_cg_measure(const char *sysroot, const char *dir, int version, struct golden_cgmem *m);
+
+/* Inodes attached to the writeback contexts of cgroup inode cg_ino, summed
+ * over <sysroot>/sys/kernel/debug/bdi/ * /wb_stats; -1 without debugfs. */
+long long golden_wb_inodes(const char *sysroot, unsigned long cg_ino);
+
+/* Are memory and io controllers on the v2 hierarchy (cgroup writeback on)?
+ * 1 yes, 0 no; why (if not NULL) says what was found. */
+int golden_cg_writeback_on(const char *sysroot, char *why, size_t len);
+
+/* Mount point of the first mount of fstype (and, if opt is not NULL, with
+ * that option) in <sysroot>/proc/self/mounts; returns 0 or -1. */
+int golden_mount_find(const char *sysroot, const char *fstype, const char *opt, char *out,
+                      size_t len);
+
+#endif

@@ -1,0 +1,258 @@
+#include <config.h>
+
+#include "teardown.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "check_run.h"
+#include "check_storage.h"
+#include "statefile.h"
+#include "strutil.h"
+#include "sysroot.h"
+
+#define MAX_FLUSH_MOUNTS 32
+
+int golden_flush_mode_parse(const char *s, enum golden_flush_mode *mode)
+{
+	if (!strcmp(s, "auto"))
+		*mode = GOLDEN_FLUSH_AUTO;
+	else if (!strcmp(s, "always"))
+		*mode = GOLDEN_FLUSH_ALWAYS;
+	else if (!strcmp(s, "off"))
+		*mode = GOLDEN_FLUSH_OFF;
+	else
+		return -1;
+	return 0;
+}
+
+const char *golden_flush_mode_name(enum golden_flush_mode mode)
+{
+	return mode == GOLDEN_FLUSH_AUTO ? "auto" : mode == GOLDEN_FLUSH_ALWAYS ? "always" : "off";
+}
+
+int golden_size_parse(const char *s, long long *bytes)
+{
+	char *end;
+	long long v;
+	int shift = 0;
+
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'K':
+	case 'k':
+		shift = 10;
+		break;
+	case 'M':
+	case 'm':
+		shift = 20;
+		break;
+	case 'G':
+	case 'g':
+		shift = 30;
+		break;
+	default:
+		return -1;
+	}
+	if (*end && end[1] != '\0')
+		return -1;
+	if (v > (1LL << (62 - shift)))
+		return -1;
+	*bytes = v << shift;
+	return 0;
+}
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Filesystems that attach inodes to cgroup writeback contexts and sit on a
+ * real block device (SB_I_CGROUPWB), plus the Lustre client (2.16+). */
+static bool flushable(const char *src, const char *type, const char *opts)
+{
+	static const char *const block[] = {"ext4", "ext3", "ext2", "xfs", "btrfs", "f2fs", NULL};
+
+	if (!strcmp(opts, "ro") || golden_str_startswith(opts, "ro,"))
+		return false;
+	if (!strcmp(type, "lustre"))
+		return true;
+	for (int i = 0; block[i]; i++)
+		if (!strcmp(type, block[i]))
+			return golden_str_startswith(src, "/dev/");
+	return false;
+}
+
+struct flush_list {
+	int n;
+	char mnt[MAX_FLUSH_MOUNTS][512];
+};
+
+/* One mount per filesystem: bind mounts of the same device are synced once. */
+static void flush_targets(const char *sysroot, struct flush_list *fl)
+{
+	char path[PATH_MAX], line[4096], seen[MAX_FLUSH_MOUNTS][256];
+	FILE *f;
+
+	fl->n = 0;
+	if (golden_sys_path(sysroot, "/proc/self/mounts", path, sizeof(path)) < 0 ||
+	    !(f = fopen(path, "re")))
+		return;
+	while (fl->n < MAX_FLUSH_MOUNTS && fgets(line, sizeof(line), f)) {
+		char src[256], mnt[512], type[64], opts[1024];
+		bool dup = false;
+
+		if (sscanf(line, "%255s %511s %63s %1023s", src, mnt, type, opts) != 4 ||
+		    !flushable(src, type, opts))
+			continue;
+		for (int i = 0; i < fl->n && !dup; i++)
+			dup = !strcmp(seen[i], src);
+		if (dup)
+			continue;
+		golden_mount_unescape(mnt);
+		golden_strlcpy(seen[fl->n], src, sizeof(seen[0]));
+		golden_strlcpy(fl->mnt[fl->n++], mnt, sizeof(fl->mnt[0]));
+	}
+	fclose(f);
+}
+
+/* In the child: syncfs every target; a hung one costs the deadline. */
+static void flush_child(void *shared, void *arg)
+{
+	const struct flush_list *fl = arg;
+	int *failed = shared;
+
+	for (int i = 0; i < fl->n; i++) {
+		int fd = open(fl->mnt[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0 || syncfs(fd) < 0)
+			(*failed)++;
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+int golden_teardown_probe(const char *cgdir, const struct golden_teardown_opts *o,
+                          struct golden_teardown_result *r)
+{
+	long long t0 = now_us(), bytes;
+	int version = 0;
+	struct flush_list *fl;
+
+	memset(r, 0, sizeof(*r));
+	r->action = "no-cgroup";
+	if (cgdir) {
+		char probe[PATH_MAX + 32];
+
+		golden_strlcpy(r->cgroup, cgdir, sizeof(r->cgroup));
+		/* A v2 directory has cgroup.controllers, a v1 one does not. */
+		snprintf(probe, sizeof(probe), "%s/cgroup.controllers", cgdir);
+		version = access(probe, F_OK) == 0 ? 2 : 1;
+	} else if (golden_cg_step_dir(o->sysroot, r->cgroup, sizeof(r->cgroup), &version) < 0) {
+		return 0;
+	}
+	if (golden_cg_measure(o->sysroot, r->cgroup, version, &r->before) < 0) {
+		r->measure_us = (int)(now_us() - t0);
+		return 0;
+	}
+	r->exposed = golden_cg_writeback_on(o->sysroot, r->exposure, sizeof(r->exposure)) == 1;
+	r->measure_us = (int)(now_us() - t0);
+	r->after = r->before;
+	bytes = (r->before.dirty > 0 ? r->before.dirty : 0) +
+	        (r->before.writeback > 0 ? r->before.writeback : 0);
+	if (bytes < o->threshold_bytes && r->before.inodes < o->threshold_inodes) {
+		r->action = "below-threshold";
+		return 0;
+	}
+	if (o->mode == GOLDEN_FLUSH_OFF) {
+		r->action = "off";
+		return 0;
+	}
+	if (o->mode == GOLDEN_FLUSH_AUTO && !r->exposed) {
+		r->action = "not-exposed";
+		return 0;
+	}
+	fl = malloc(sizeof(*fl));
+	if (!fl) {
+		r->action = "flush-failed";
+		return 0;
+	}
+	flush_targets(o->sysroot, fl);
+	r->nmounts = fl->n;
+	{
+		long long f0 = now_us();
+		int failed = 0;
+		int rc = golden_run_guarded(flush_child, fl, &failed, sizeof(failed),
+		                            o->deadline_ms);
+
+		r->flush_ms = (int)((now_us() - f0) / 1000);
+		r->action = rc == 1 ? "flush-timeout" : rc < 0 || failed ? "flush-failed" : "flushed";
+	}
+	free(fl);
+	golden_cg_measure(o->sysroot, r->cgroup, version, &r->after);
+	return 0;
+}
+
+struct json_object *golden_teardown_to_json(const struct golden_teardown_result *r)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "cgroup", json_object_new_string(r->cgroup));
+	json_object_object_add(j, "cgroup_version", json_object_new_int(r->before.version));
+	json_object_object_add(j, "exposed", json_object_new_boolean(r->exposed));
+	json_object_object_add(j, "exposure", json_object_new_string(r->exposure));
+	json_object_object_add(j, "dirty_bytes", json_object_new_int64(r->before.dirty));
+	json_object_object_add(j, "writeback_bytes", json_object_new_int64(r->before.writeback));
+	json_object_object_add(j, "wb_inodes", json_object_new_int64(r->before.inodes));
+	json_object_object_add(j, "action", json_object_new_string(r->action));
+	json_object_object_add(j, "mounts_synced", json_object_new_int(r->nmounts));
+	json_object_object_add(j, "flush_ms", json_object_new_int(r->flush_ms));
+	json_object_object_add(j, "dirty_after_bytes", json_object_new_int64(r->after.dirty));
+	json_object_object_add(j, "writeback_after_bytes",
+	                       json_object_new_int64(r->after.writeback));
+	json_object_object_add(j, "measure_us", json_object_new_int(r->measure_us));
+	json_object_object_add(j, "time", json_object_new_int64((int64_t)time(NULL)));
+	return j;
+}
+
+int golden_teardown_record(const char *dir, const char *job, const char *step,
+                           const struct golden_teardown_result *r, struct golden_err *err)
+{
+	char jobdir[PATH_MAX], path[PATH_MAX];
+	struct json_object *j;
+	const char *text;
+	int rc;
+
+	if (!golden_is_safe_name(job, 32) || !golden_is_safe_name(step, 32))
+		return golden_err_set(err, "teardown record: unsafe job or step name");
+	if (snprintf(jobdir, sizeof(jobdir), "%s/job_%s", dir, job) >= (int)sizeof(jobdir) ||
+	    snprintf(path, sizeof(path), "%s/%s.json", jobdir, step) >= (int)sizeof(path))
+		return golden_err_set(err, "teardown record: %s: path too long", dir);
+	if (golden_mkdir_p(jobdir) < 0)
+		return golden_err_set(err, "teardown record: cannot create %s: %s", jobdir,
+		                      strerror(errno));
+	j = golden_teardown_to_json(r);
+	text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
+	rc = golden_write_atomic(path, text, strlen(text));
+	if (rc < 0)
+		golden_err_set(err, "teardown record: cannot write %s: %s", path, strerror(errno));
+	json_object_put(j);
+	return rc;
+}

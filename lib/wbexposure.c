@@ -1,0 +1,130 @@
+#include <config.h>
+
+#include "wbexposure.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cgmem.h"
+#include "check_storage.h"
+#include "strutil.h"
+#include "sysroot.h"
+
+const char *golden_kernel_fix_name(enum golden_kernel_fix f)
+{
+	static const char *const names[] = {"unknown", "no-switching", "unfixed", "partial",
+	                                    "fixed"};
+
+	return names[f];
+}
+
+#define V(a, b, c) ((a) * 1000000L + (b) * 1000L + (c))
+
+enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, char *why,
+                                            size_t len)
+{
+	long v = V(major, minor, patch);
+
+	if (major <= 0) {
+		snprintf(why, len, "kernel version not recognised");
+		return GOLDEN_KFIX_UNKNOWN;
+	}
+	if (v < V(5, 14, 0)) {
+		snprintf(why, len, "before 5.14 dying writeback contexts do not switch inodes");
+		return GOLDEN_KFIX_NO_SWITCHING;
+	}
+	if ((major == 6 && minor == 18 && patch >= 25) || v >= V(7, 0, 2) ||
+	    (major == 6 && minor == 12 && patch >= 94) || (major == 6 && minor == 6 && patch >= 145)) {
+		snprintf(why, len, "carries the full fix (e1b849cfa6b6 + 66c14dccd810 + 9a6ebbdbd412 "
+		                   "+ use-after-free fix 6689f01d6740)");
+		return GOLDEN_KFIX_FIXED;
+	}
+	if ((major == 6 && minor >= 18) || major == 7) {
+		snprintf(why, len, "has the v6.18 fix but the use-after-free CVE-2026-31703 "
+		                   "(fixed in 6.18.25 and 7.0.2)");
+		return GOLDEN_KFIX_PARTIAL;
+	}
+	if ((major == 6 && minor == 12 && patch >= 54) || (major == 6 && minor == 17 && patch >= 4) ||
+	    (major == 6 && minor == 1 && patch >= 157)) {
+		snprintf(why, len, "cond_resched and append-not-sort backported, not e1b849cfa6b6: "
+		                   "workqueue lockups still reported (6.12, Cloudflare 2026); full "
+		                   "fix in 6.6.145, 6.12.94, 6.18.25");
+		return GOLDEN_KFIX_PARTIAL;
+	}
+	snprintf(why, len, "quadratic inode switching on cgroup removal unfixed (full fix in "
+	                   "6.6.145, 6.12.94, 6.18.25)");
+	return GOLDEN_KFIX_UNFIXED;
+}
+
+static void read_mounts(const char *sysroot, struct golden_exposure *e)
+{
+	static const char *const types[] = {"ext4", "ext3", "xfs", "btrfs", "f2fs", "lustre", NULL};
+	char path[PATH_MAX], line[4096];
+	FILE *f;
+
+	if (golden_sys_path(sysroot, "/proc/self/mounts", path, sizeof(path)) < 0 ||
+	    !(f = fopen(path, "re")))
+		return;
+	while (e->nfs < GOLDEN_EXPOSURE_MAX_FS && fgets(line, sizeof(line), f)) {
+		char src[256], mnt[512], type[64], opts[1024];
+		bool known = false, noatime, lazy;
+
+		if (sscanf(line, "%255s %511s %63s %1023s", src, mnt, type, opts) != 4)
+			continue;
+		for (int i = 0; types[i]; i++)
+			known |= !strcmp(type, types[i]);
+		if (!known || (strcmp(type, "lustre") && !golden_str_startswith(src, "/dev/")))
+			continue;
+		golden_mount_unescape(mnt);
+		noatime = strstr(opts, "noatime") != NULL;
+		lazy = strstr(opts, "lazytime") != NULL;
+		if (snprintf(e->fs[e->nfs++], sizeof(e->fs[0]), "%s %s %s%s", mnt, type,
+		         noatime ? "noatime" : "atime updates on reads attach inodes",
+		             lazy ? ", lazytime (dirty-time inodes take the slow path)" : "") >=
+		    (int)sizeof(e->fs[0]))
+			continue; /* a long mount point: the line is cut, that is all */
+	}
+	fclose(f);
+}
+
+void golden_exposure_read(const char *sysroot, struct golden_exposure *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (golden_sys_read(sysroot, "/proc/sys/kernel/osrelease", e->release,
+	                    sizeof(e->release)) < 0)
+		golden_strlcpy(e->release, "unknown", sizeof(e->release));
+	if (sscanf(e->release, "%d.%d.%d", &e->major, &e->minor, &e->patch) < 2)
+		e->major = e->minor = e->patch = 0;
+	e->fix = golden_kernel_fix_of(e->major, e->minor, e->patch, e->kernel_why,
+	                              sizeof(e->kernel_why));
+	e->cgwb = golden_cg_writeback_on(sysroot, e->cgwb_why, sizeof(e->cgwb_why)) == 1;
+	read_mounts(sysroot, e);
+	e->exposed = e->cgwb && e->nfs > 0 &&
+	             (e->fix == GOLDEN_KFIX_UNFIXED || e->fix == GOLDEN_KFIX_PARTIAL ||
+	              e->fix == GOLDEN_KFIX_UNKNOWN);
+}
+
+void golden_exposure_format(const struct golden_exposure *e, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	o += (size_t)snprintf(buf + o, len - o,
+	                      "teardown stall exposure: %s\n"
+	                      "  kernel:   %s: %s (%s; by upstream version, distribution "
+	                      "backports are not visible)\n"
+	                      "  cgroups:  %s (%s)\n",
+	                      e->exposed ? "EXPOSED" : "not exposed", e->release,
+	                      golden_kernel_fix_name(e->fix), e->kernel_why,
+	                      e->cgwb ? "cgroup writeback on" : "cgroup writeback off",
+	                      e->cgwb_why);
+	if (e->nfs == 0 && o < len)
+		o += (size_t)snprintf(buf + o, len - o,
+		                      "  fs:       no filesystem with cgroup writeback\n");
+	for (int i = 0; i < e->nfs && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "  fs:       %s\n", e->fs[i]);
+	if (e->exposed && o < len)
+		snprintf(buf + o, len - o,
+		         "  advice:   keep teardown_flush=auto in plugstack.conf; mount data "
+		         "filesystems noatime; run 6.6.145, 6.12.94 or 6.18.25 or later\n");
+}
