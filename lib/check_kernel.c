@@ -31,6 +31,13 @@ static void check_wb_stall(const struct golden_check_ctx *ctx, struct golden_che
 	snprintf(cursor, sizeof(cursor), "%s/stall", ctx->state_dir ? ctx->state_dir : ".");
 	golden_stall_detect(ctx->sysroot, ctx->kmsg_path, ctx->state_dir ? cursor : NULL,
 	                    ctx->conf->stall_sample_ms, &ev);
+	if (!ev.storm && ev.past) {
+		golden_stall_unmark(ctx->state_dir);
+		golden_result_warn(res, "kernel wb-switch stall past",
+		                   "the kernel log shows a writeback switch stall that has passed: %s",
+		                   ev.summary);
+		return;
+	}
 	if (!ev.storm) {
 		golden_stall_unmark(ctx->state_dir);
 		snprintf(res->detail, sizeof(res->detail), "no writeback switch storm: %s",

@@ -75,9 +75,19 @@ static int spawn(struct child *ch, void (*fn)(void *, void *), void *shared, voi
 		return -1;
 	}
 	if (ch->pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
 		setpgid(0, 0);
 		close(p[0]);
 		signal(SIGPIPE, SIG_DFL);
+		/* A child abandoned in D state must not hold the caller's stdout or
+		 * stderr open: slurmd (and any pipe reader) would wait for EOF until
+		 * the hung mount or driver returns. Results travel in shared memory. */
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
 		fn(shared, arg);
 		_exit(0);
 	}

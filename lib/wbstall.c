@@ -258,7 +258,6 @@ static void read_context(const char *sysroot, struct golden_stall_evidence *ev)
 
 void golden_stall_classify(struct golden_stall_evidence *ev)
 {
-	bool wb = ev->kworkers > 0 || ev->wb_lines > 0;
 	bool lockups = ev->soft_lockups || ev->wq_lockups || ev->hogs || ev->rcu_stalls;
 	int sat = -1, kw = -1, best = 0;
 	size_t o = 0;
@@ -273,7 +272,11 @@ void golden_stall_classify(struct golden_stall_evidence *ev)
 	}
 	/* The switch work alone is normal whenever a cgroup goes away; a storm
 	 * is that work together with a node pinned in the kernel or lockups. */
-	ev->storm = wb && (sat >= 0 || lockups || ev->kworkers >= MANY_KWORKERS);
+	/* In progress needs live evidence (switch kworkers now, or the switch
+	 * lines with a node pinned now); log lines alone tell of a past one. */
+	ev->storm = (ev->kworkers > 0 && (sat >= 0 || lockups || ev->kworkers >= MANY_KWORKERS)) ||
+	            (ev->wb_lines > 0 && sat >= 0);
+	ev->past = !ev->storm && ev->wb_lines > 0 && lockups;
 	ev->node = kw >= 0 ? kw : ev->lockup_node >= 0 ? ev->lockup_node : sat;
 	o += (size_t)snprintf(ev->summary + o, sizeof(ev->summary) - o,
 	                      "%d inode_switch_wbs kworkers", ev->kworkers);

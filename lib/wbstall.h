@@ -46,7 +46,8 @@ struct golden_stall_evidence {
 	int soft_lockups, wq_lockups, wb_lines, hogs, hung_tasks, rcu_stalls, lustre_victims;
 	int lockup_node;                  /* from CPU#N / pool cpus=N; -1 */
 	/* verdict */
-	bool storm;
+	bool storm; /* in progress now */
+	bool past;  /* the log shows one that is no longer visible */
 	int node; /* -1 unknown */
 	char summary[512];
 };
