@@ -41,13 +41,18 @@ static void print_text(const struct golden_teardown_result *r)
 
 int cmd_teardown(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"cgroup", required_argument, NULL, 'c'},  {"flush", required_argument, NULL, 'f'},
-	    {"threshold", required_argument, NULL, 't'}, {"inodes", required_argument, NULL, 'i'},
-	    {"deadline-ms", required_argument, NULL, 'd'}, {"sysroot", required_argument, NULL, 's'},
-	    {"record", required_argument, NULL, 'r'},  {"job", required_argument, NULL, 'j'},
-	    {"step", required_argument, NULL, 'S'},    {"json", no_argument, NULL, 'J'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"cgroup", required_argument, NULL, 'c'},
+	                                     {"flush", required_argument, NULL, 'f'},
+	                                     {"threshold", required_argument, NULL, 't'},
+	                                     {"inodes", required_argument, NULL, 'i'},
+	                                     {"deadline-ms", required_argument, NULL, 'd'},
+	                                     {"sysroot", required_argument, NULL, 's'},
+	                                     {"record", required_argument, NULL, 'r'},
+	                                     {"job", required_argument, NULL, 'j'},
+	                                     {"step", required_argument, NULL, 'S'},
+	                                     {"json", no_argument, NULL, 'J'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {NULL, 0, NULL, 0}};
 	struct golden_teardown_opts o = GOLDEN_TEARDOWN_DEFAULTS;
 	static struct golden_teardown_result r;
 	const char *cgroup = NULL, *record = NULL, *job = NULL, *step = NULL;
@@ -65,13 +70,15 @@ int cmd_teardown(int argc, char **argv)
 			break;
 		case 'f':
 			if (golden_flush_mode_parse(optarg, &o.mode) < 0) {
-				cli_error("teardown", "--flush %s: expected auto, always or off", optarg);
+				cli_error("teardown", "--flush %s: expected auto, always or off",
+				          optarg);
 				return 2;
 			}
 			break;
 		case 't':
 			if (golden_size_parse(optarg, &o.threshold_bytes) < 0) {
-				cli_error("teardown", "--threshold %s: expected bytes with optional K, M or G",
+				cli_error("teardown",
+				          "--threshold %s: expected bytes with optional K, M or G",
 				          optarg);
 				return 2;
 			}
@@ -79,14 +86,16 @@ int cmd_teardown(int argc, char **argv)
 		case 'i':
 			o.threshold_inodes = strtoll(optarg, &end, 10);
 			if (*end || end == optarg || o.threshold_inodes < 0) {
-				cli_error("teardown", "--inodes %s: expected a number of inodes", optarg);
+				cli_error("teardown", "--inodes %s: expected a number of inodes",
+				          optarg);
 				return 2;
 			}
 			break;
 		case 'd':
 			o.deadline_ms = (int)strtol(optarg, &end, 10);
 			if (*end || end == optarg || o.deadline_ms < 10 || o.deadline_ms > 600000) {
-				cli_error("teardown", "--deadline-ms %s: expected 10-600000", optarg);
+				cli_error("teardown", "--deadline-ms %s: expected 10-600000",
+				          optarg);
 				return 2;
 			}
 			break;

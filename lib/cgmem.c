@@ -217,8 +217,8 @@ int golden_cg_writeback_on(const char *sysroot, char *why, size_t len)
 
 	if (golden_mount_find(sysroot, "cgroup", "memory", mnt, sizeof(mnt)) == 0) {
 		if (why)
-			snprintf(why, len, "memory controller on cgroup v1 (%s): no cgroup writeback",
-			         mnt);
+			snprintf(why, len,
+			         "memory controller on cgroup v1 (%s): no cgroup writeback", mnt);
 		return 0;
 	}
 	if (golden_mount_find(sysroot, "cgroup2", NULL, mnt, sizeof(mnt)) < 0) {

@@ -62,8 +62,8 @@ struct golden_check_ctx {
 	const char *node;               /* Slurm node name */
 	const char *job_id;             /* "" when not at a job boundary */
 	enum golden_phase phase;
-	const char *kmsg_path; /* NULL = /dev/kmsg */
-	const char *state_dir; /* persistent state: kmsg cursor, counters */
+	const char *kmsg_path;    /* NULL = /dev/kmsg */
+	const char *state_dir;    /* persistent state: kmsg cursor, counters */
 	const char *teardown_dir; /* the plugin's teardown records (expanded) */
 };
 

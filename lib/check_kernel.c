@@ -33,9 +33,10 @@ static void check_wb_stall(const struct golden_check_ctx *ctx, struct golden_che
 	                    ctx->conf->stall_sample_ms, &ev);
 	if (!ev.storm && ev.past) {
 		golden_stall_unmark(ctx->state_dir);
-		golden_result_warn(res, "kernel wb-switch stall past",
-		                   "the kernel log shows a writeback switch stall that has passed: %s",
-		                   ev.summary);
+		golden_result_warn(
+		    res, "kernel wb-switch stall past",
+		    "the kernel log shows a writeback switch stall that has passed: %s",
+		    ev.summary);
 		return;
 	}
 	if (!ev.storm) {
@@ -117,7 +118,8 @@ static void add_record(const char *path, const char *step, struct golden_check_r
 		                       dirty > 0 ? dirty >> 20 : 0, action);
 	if (!strncmp(action, "flush", 5) && *o < sizeof(res->detail))
 		*o += (size_t)snprintf(res->detail + *o, sizeof(res->detail) - *o,
-		                       " in %d ms (after: %lld MiB)", ms, after > 0 ? after >> 20 : 0);
+		                       " in %d ms (after: %lld MiB)", ms,
+		                       after > 0 ? after >> 20 : 0);
 	if (!strcmp(action, "flush-timeout") || !strcmp(action, "flush-failed"))
 		res->status = GOLDEN_ST_WARN;
 	json_object_put(j);

@@ -14,8 +14,8 @@
 #define GOLDEN_CACHEDIR "/run/slurm-golden"
 #endif
 
-#define CONF_KEYS                                                                          \
-	"default, recipes, topology, sysroot, cache, user_env, teardown_flush, "            \
+#define CONF_KEYS                                                                                  \
+	"default, recipes, topology, sysroot, cache, user_env, teardown_flush, "                   \
 	"teardown_threshold, teardown_inodes, teardown_deadline_ms, teardown_dir"
 
 void golden_plugin_conf_init(struct golden_plugin_conf *conf)
@@ -105,10 +105,11 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 				    val);
 		} else if (!strcmp(key, "teardown_flush")) {
 			if (golden_flush_mode_parse(val, &conf->teardown.mode) < 0)
-				return golden_err_set(err,
-				                      "plugstack argument teardown_flush=%s: expected "
-				                      "auto, always or off",
-				                      val);
+				return golden_err_set(
+				    err,
+				    "plugstack argument teardown_flush=%s: expected "
+				    "auto, always or off",
+				    val);
 		} else if (!strcmp(key, "teardown_threshold")) {
 			if (golden_size_parse(val, &conf->teardown.threshold_bytes) < 0)
 				return golden_err_set(err,
@@ -123,10 +124,11 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 			errno = 0;
 			n = strtoll(val, &end, 10);
 			if (errno || end == val || *end || n < 0)
-				return golden_err_set(err,
-				                      "plugstack argument teardown_inodes=%s: expected "
-				                      "a number of inodes (e.g. 10000)",
-				                      val);
+				return golden_err_set(
+				    err,
+				    "plugstack argument teardown_inodes=%s: expected "
+				    "a number of inodes (e.g. 10000)",
+				    val);
 			conf->teardown.threshold_inodes = n;
 		} else if (!strcmp(key, "teardown_deadline_ms")) {
 			char *end;
@@ -141,8 +143,8 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 				                      val);
 			conf->teardown.deadline_ms = (int)n;
 		} else if (!strcmp(key, "teardown_dir")) {
-			if (parse_path(key, val, conf->teardown_dir, sizeof(conf->teardown_dir), false,
-			               err))
+			if (parse_path(key, val, conf->teardown_dir, sizeof(conf->teardown_dir),
+			               false, err))
 				return -1;
 		} else {
 			return golden_err_set(

@@ -35,11 +35,11 @@ void golden_plugin_conf_init(struct golden_plugin_conf *conf);
 /* Parse plugstack arguments (argv after the plugin path). An unknown key or a
  * bad value fails with one line naming the argument and what would be right. */
 int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
-			     struct golden_err *err);
+                             struct golden_err *err);
 
 /* Expand %n (node name) and %% in tmpl. The node name must be a plain Slurm
  * node name; anything that could climb out of a directory is refused. */
 int golden_expand_node(const char *tmpl, const char *node, char *out, size_t len,
-		       struct golden_err *err);
+                       struct golden_err *err);
 
 #endif

@@ -44,12 +44,12 @@ struct golden_hc_conf {
 	int nxid;
 	struct golden_xid_override xids[GOLDEN_MAX_XID_OVERRIDES];
 	/* xid.31 = drain | drain-reset | drain-reboot | warn | ignore */
-	bool xid_scope_node_gpus; /* xid_scope = all (default) | node-gpus */
-	char topology[PATH_MAX];  /* topology = FILE (%n) */
-	char sysroot[PATH_MAX];   /* sysroot = DIR (%n) */
-	char state_dir[PATH_MAX]; /* state_dir = /var/lib/slurm-golden (%n) */
-	char log_path[PATH_MAX];  /* log = /var/log/slurm-golden/health.jsonl (%n) */
-	char scontrol[PATH_MAX];  /* scontrol = /usr/bin/scontrol */
+	bool xid_scope_node_gpus;    /* xid_scope = all (default) | node-gpus */
+	char topology[PATH_MAX];     /* topology = FILE (%n) */
+	char sysroot[PATH_MAX];      /* sysroot = DIR (%n) */
+	char state_dir[PATH_MAX];    /* state_dir = /var/lib/slurm-golden (%n) */
+	char log_path[PATH_MAX];     /* log = /var/log/slurm-golden/health.jsonl (%n) */
+	char scontrol[PATH_MAX];     /* scontrol = /usr/bin/scontrol */
 	char teardown_dir[PATH_MAX]; /* teardown_dir = /run/slurm-golden/teardown (%n):
 	                                what the plugin's task_exit probe recorded */
 	int stall_sample_ms;         /* stall_sample_ms = 100: /proc/stat window */

@@ -49,18 +49,13 @@ static void usage(const char *prog, FILE *out)
 
 static int parse(int argc, char **argv, struct hc_opts *o)
 {
-	static const struct option longopts[] = {{"prolog", no_argument, NULL, 'p'},
-	                                         {"epilog", no_argument, NULL, 'e'},
-	                                         {"config", required_argument, NULL, 'c'},
-	                                         {"sysroot", required_argument, NULL, 's'},
-	                                         {"topology", required_argument, NULL, 't'},
-	                                         {"kmsg", required_argument, NULL, 'k'},
-	                                         {"node", required_argument, NULL, 'n'},
-	                                         {"json", no_argument, NULL, 'j'},
-	                                         {"no-drain", no_argument, NULL, 'N'},
-	                                         {"kernel", no_argument, NULL, 'K'},
-	                                         {"help", no_argument, NULL, 'h'},
-	                                         {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {
+	    {"prolog", no_argument, NULL, 'p'},         {"epilog", no_argument, NULL, 'e'},
+	    {"config", required_argument, NULL, 'c'},   {"sysroot", required_argument, NULL, 's'},
+	    {"topology", required_argument, NULL, 't'}, {"kmsg", required_argument, NULL, 'k'},
+	    {"node", required_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
+	    {"no-drain", no_argument, NULL, 'N'},       {"kernel", no_argument, NULL, 'K'},
+	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
 	int c;
 
 	optind = 1;
@@ -284,9 +279,15 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 	if (drc != 0)
 		info.topology_note = drc == 1 ? "discovery timed out after 3000 ms"
 		                              : "discovery failed (see golden topo)";
-	ctx = (struct golden_check_ctx){
-	    conf, drc == 0 ? topo : NULL, darg.opts.sysroot, node, info.job_id, o.phase, o.kmsg,
-	    state, tdir};
+	ctx = (struct golden_check_ctx){conf,
+	                                drc == 0 ? topo : NULL,
+	                                darg.opts.sysroot,
+	                                node,
+	                                info.job_id,
+	                                o.phase,
+	                                o.kmsg,
+	                                state,
+	                                tdir};
 	n = golden_checks_select(conf, o.phase, list, GOLDEN_MAX_CHECKS);
 	golden_checks_run(list, n, &ctx, conf->budget_ms, rep);
 	/* A storage check that timed out during a writeback stall blames the kernel. */

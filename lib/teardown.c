@@ -199,11 +199,13 @@ int golden_teardown_probe(const char *cgdir, const struct golden_teardown_opts *
 	{
 		long long f0 = now_us();
 		int failed = 0;
-		int rc = golden_run_guarded(flush_child, fl, &failed, sizeof(failed),
-		                            o->deadline_ms);
+		int rc =
+		    golden_run_guarded(flush_child, fl, &failed, sizeof(failed), o->deadline_ms);
 
 		r->flush_ms = (int)((now_us() - f0) / 1000);
-		r->action = rc == 1 ? "flush-timeout" : rc < 0 || failed ? "flush-failed" : "flushed";
+		r->action = rc == 1            ? "flush-timeout"
+		            : rc < 0 || failed ? "flush-failed"
+		                               : "flushed";
 	}
 	free(fl);
 	golden_cg_measure(o->sysroot, r->cgroup, version, &r->after);

@@ -27,7 +27,10 @@ struct golden_teardown_opts {
 	const char *sysroot;
 };
 
-#define GOLDEN_TEARDOWN_DEFAULTS {GOLDEN_FLUSH_AUTO, 256LL << 20, 10000, 5000, NULL}
+#define GOLDEN_TEARDOWN_DEFAULTS                                                                   \
+	{                                                                                          \
+		GOLDEN_FLUSH_AUTO, 256LL << 20, 10000, 5000, NULL                                  \
+	}
 
 struct golden_teardown_result {
 	char cgroup[PATH_MAX];
@@ -38,7 +41,7 @@ struct golden_teardown_result {
 	                       flush-timeout | flush-failed | no-cgroup */
 	int nmounts;        /* filesystems synced (or attempted) */
 	int flush_ms;
-	int measure_us;     /* cost of measuring */
+	int measure_us; /* cost of measuring */
 };
 
 /* Parse "teardown_flush" values, and byte sizes "256M", "1G", "4096". */

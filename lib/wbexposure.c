@@ -19,10 +19,9 @@ const char *golden_kernel_fix_name(enum golden_kernel_fix f)
 	return names[f];
 }
 
-#define V(a, b, c) ((a) * 1000000L + (b) * 1000L + (c))
+#define V(a, b, c) ((a)*1000000L + (b)*1000L + (c))
 
-enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, char *why,
-                                            size_t len)
+enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, char *why, size_t len)
 {
 	long v = V(major, minor, patch);
 
@@ -35,25 +34,31 @@ enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, cha
 		return GOLDEN_KFIX_NO_SWITCHING;
 	}
 	if ((major == 6 && minor == 18 && patch >= 25) || v >= V(7, 0, 2) ||
-	    (major == 6 && minor == 12 && patch >= 94) || (major == 6 && minor == 6 && patch >= 145)) {
-		snprintf(why, len, "carries the full fix (e1b849cfa6b6 + 66c14dccd810 + 9a6ebbdbd412 "
-		                   "+ use-after-free fix 6689f01d6740)");
+	    (major == 6 && minor == 12 && patch >= 94) ||
+	    (major == 6 && minor == 6 && patch >= 145)) {
+		snprintf(why, len,
+		         "carries the full fix (e1b849cfa6b6 + 66c14dccd810 + 9a6ebbdbd412 "
+		         "+ use-after-free fix 6689f01d6740)");
 		return GOLDEN_KFIX_FIXED;
 	}
 	if ((major == 6 && minor >= 18) || major == 7) {
-		snprintf(why, len, "has the v6.18 fix but the use-after-free CVE-2026-31703 "
-		                   "(fixed in 6.18.25 and 7.0.2)");
+		snprintf(why, len,
+		         "has the v6.18 fix but the use-after-free CVE-2026-31703 "
+		         "(fixed in 6.18.25 and 7.0.2)");
 		return GOLDEN_KFIX_PARTIAL;
 	}
-	if ((major == 6 && minor == 12 && patch >= 54) || (major == 6 && minor == 17 && patch >= 4) ||
+	if ((major == 6 && minor == 12 && patch >= 54) ||
+	    (major == 6 && minor == 17 && patch >= 4) ||
 	    (major == 6 && minor == 1 && patch >= 157)) {
-		snprintf(why, len, "cond_resched and append-not-sort backported, not e1b849cfa6b6: "
-		                   "workqueue lockups still reported (6.12, Cloudflare 2026); full "
-		                   "fix in 6.6.145, 6.12.94, 6.18.25");
+		snprintf(why, len,
+		         "cond_resched and append-not-sort backported, not e1b849cfa6b6: "
+		         "workqueue lockups still reported (6.12, Cloudflare 2026); full "
+		         "fix in 6.6.145, 6.12.94, 6.18.25");
 		return GOLDEN_KFIX_PARTIAL;
 	}
-	snprintf(why, len, "quadratic inode switching on cgroup removal unfixed (full fix in "
-	                   "6.6.145, 6.12.94, 6.18.25)");
+	snprintf(why, len,
+	         "quadratic inode switching on cgroup removal unfixed (full fix in "
+	         "6.6.145, 6.12.94, 6.18.25)");
 	return GOLDEN_KFIX_UNFIXED;
 }
 
@@ -80,7 +85,7 @@ static void read_mounts(const char *sysroot, struct golden_exposure *e)
 		noatime = strstr(opts, "noatime") != NULL;
 		lazy = strstr(opts, "lazytime") != NULL;
 		if (snprintf(e->fs[e->nfs++], sizeof(e->fs[0]), "%s %s %s%s", mnt, type,
-		         noatime ? "noatime" : "atime updates on reads attach inodes",
+		             noatime ? "noatime" : "atime updates on reads attach inodes",
 		             lazy ? ", lazytime (dirty-time inodes take the slow path)" : "") >=
 		    (int)sizeof(e->fs[0]))
 			continue; /* a long mount point: the line is cut, that is all */
@@ -91,8 +96,8 @@ static void read_mounts(const char *sysroot, struct golden_exposure *e)
 void golden_exposure_read(const char *sysroot, struct golden_exposure *e)
 {
 	memset(e, 0, sizeof(*e));
-	if (golden_sys_read(sysroot, "/proc/sys/kernel/osrelease", e->release,
-	                    sizeof(e->release)) < 0)
+	if (golden_sys_read(sysroot, "/proc/sys/kernel/osrelease", e->release, sizeof(e->release)) <
+	    0)
 		golden_strlcpy(e->release, "unknown", sizeof(e->release));
 	if (sscanf(e->release, "%d.%d.%d", &e->major, &e->minor, &e->patch) < 2)
 		e->major = e->minor = e->patch = 0;
@@ -109,15 +114,14 @@ void golden_exposure_format(const struct golden_exposure *e, char *buf, size_t l
 {
 	size_t o = 0;
 
-	o += (size_t)snprintf(buf + o, len - o,
-	                      "teardown stall exposure: %s\n"
-	                      "  kernel:   %s: %s (%s; by upstream version, distribution "
-	                      "backports are not visible)\n"
-	                      "  cgroups:  %s (%s)\n",
-	                      e->exposed ? "EXPOSED" : "not exposed", e->release,
-	                      golden_kernel_fix_name(e->fix), e->kernel_why,
-	                      e->cgwb ? "cgroup writeback on" : "cgroup writeback off",
-	                      e->cgwb_why);
+	o += (size_t)snprintf(
+	    buf + o, len - o,
+	    "teardown stall exposure: %s\n"
+	    "  kernel:   %s: %s (%s; by upstream version, distribution "
+	    "backports are not visible)\n"
+	    "  cgroups:  %s (%s)\n",
+	    e->exposed ? "EXPOSED" : "not exposed", e->release, golden_kernel_fix_name(e->fix),
+	    e->kernel_why, e->cgwb ? "cgroup writeback on" : "cgroup writeback off", e->cgwb_why);
 	if (e->nfs == 0 && o < len)
 		o += (size_t)snprintf(buf + o, len - o,
 		                      "  fs:       no filesystem with cgroup writeback\n");

@@ -32,8 +32,7 @@ struct golden_exposure {
 };
 
 /* Classify a kernel version. Returns the verdict and a reason in why. */
-enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, char *why,
-                                            size_t len);
+enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, char *why, size_t len);
 
 /* Gather the report from <sysroot>/proc/sys/kernel/osrelease, the mount
  * table and the cgroup hierarchy. */

@@ -17,8 +17,8 @@
 #include "strutil.h"
 #include "sysroot.h"
 
-#define SATURATED_PCT   90.0 /* a whole node's CPUs busy in the kernel */
-#define MANY_KWORKERS   4    /* more than the odd cgroup removal on a healthy node */
+#define SATURATED_PCT 90.0 /* a whole node's CPUs busy in the kernel */
+#define MANY_KWORKERS 4    /* more than the odd cgroup removal on a healthy node */
 
 int golden_cpulist_parse(const char *s, unsigned char *set, int ncpu)
 {
@@ -145,7 +145,7 @@ static void scan_kworkers(const char *sysroot, const int *cpu_node,
 		return;
 	while ((e = readdir(d))) {
 		char rel[300], comm[128], stat[1024], *p;
-		int field = 2, cpu = -1, node;
+		int cpu = -1, node;
 
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
@@ -157,6 +157,8 @@ static void scan_kworkers(const char *sysroot, const int *cpu_node,
 		snprintf(rel, sizeof(rel), "/proc/%s/stat", e->d_name);
 		if (golden_sys_read(sysroot, rel, stat, sizeof(stat)) >= 0 &&
 		    (p = strrchr(stat, ')'))) {
+			int field = 2;
+
 			for (p++; *p && field < 39; p++)
 				if (*p == ' ')
 					field++;
@@ -234,7 +236,7 @@ static void sleep_ms(int ms)
 
 static void read_context(const char *sysroot, struct golden_stall_evidence *ev)
 {
-	char buf[512], mnt[PATH_MAX], rel[PATH_MAX + 16], *p;
+	char buf[512], mnt[PATH_MAX], *p;
 
 	ev->psi_cpu_some10 = -1;
 	ev->dying_cgroups = -1;
@@ -242,12 +244,14 @@ static void read_context(const char *sysroot, struct golden_stall_evidence *ev)
 	    (p = strstr(buf, "avg10=")))
 		ev->psi_cpu_some10 = strtod(p + 6, NULL);
 	if (golden_mount_find(sysroot, "cgroup2", NULL, mnt, sizeof(mnt)) == 0) {
-		char path[PATH_MAX], line[128];
+		char path[PATH_MAX], rel[PATH_MAX + 16];
 		FILE *f;
 
 		snprintf(rel, sizeof(rel), "%s/cgroup.stat", mnt);
 		if (golden_sys_path(sysroot, rel, path, sizeof(path)) == 0 &&
 		    (f = fopen(path, "re"))) {
+			char line[128];
+
 			while (fgets(line, sizeof(line), f))
 				if (golden_str_startswith(line, "nr_dying_descendants "))
 					ev->dying_cgroups = strtol(line + 21, NULL, 10);
@@ -308,10 +312,11 @@ void golden_stall_detect(const char *sysroot, const char *kmsg, const char *curs
 	static int cpu_node[GOLDEN_MAX_CPUS];
 	struct golden_cpustat *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
 	struct golden_kmsg_stats st;
-	struct kmsg_arg karg = {cpu_node, ev};
+	struct kmsg_arg karg;
 	char statp[PATH_MAX];
 
 	memset(ev, 0, sizeof(*ev));
+	karg = (struct kmsg_arg){cpu_node, ev};
 	ev->lockup_node = -1;
 	ev->nnodes = golden_numa_map(sysroot, cpu_node, GOLDEN_MAX_CPUS);
 	if (ev->nnodes < 1)
@@ -348,7 +353,8 @@ int golden_stall_mark(const char *state_dir, const char *sysroot,
 	n = snprintf(text, sizeof(text), "boot %s\nsince %lld\nnode %d\nevidence %s\n", boot,
 	             (long long)time(NULL), ev->node, ev->summary);
 	mark_path(state_dir, path, sizeof(path));
-	return golden_write_atomic(path, text, (size_t)(n < (int)sizeof(text) ? n : (int)sizeof(text) - 1));
+	return golden_write_atomic(path, text,
+	                           (size_t)(n < (int)sizeof(text) ? n : (int)sizeof(text) - 1));
 }
 
 void golden_stall_unmark(const char *state_dir)
@@ -431,10 +437,10 @@ int golden_stall_attribute(struct golden_run_report *rep, const char *state_dir,
 		o->res.action = GOLDEN_ACTION_DRAIN;
 		golden_strlcpy(o->res.code, code, sizeof(o->res.code));
 		if (snprintf(o->res.detail, sizeof(o->res.detail),
-		         "storage is the victim, not the cause: %s check %s while a cgroup "
-		         "writeback inode-switch stall holds the node (%s)",
-		         o->chk->name, o->timed_out ? "timed out" : "failed", was) >=
-		    (int)sizeof(o->res.detail))
+		             "storage is the victim, not the cause: %s check %s while a cgroup "
+		             "writeback inode-switch stall holds the node (%s)",
+		             o->chk->name, o->timed_out ? "timed out" : "failed",
+		             was) >= (int)sizeof(o->res.detail))
 			o->res.detail[sizeof(o->res.detail) - 2] = '.'; /* cut: mark it */
 		changed++;
 	}

@@ -36,19 +36,19 @@ int golden_numa_sys_pct(const struct golden_cpustat *a, const struct golden_cpus
 
 struct golden_stall_evidence {
 	int nnodes;
-	int kworkers;                     /* comm has "+inode_switch_wbs" */
+	int kworkers; /* comm has "+inode_switch_wbs" */
 	int kworkers_node[GOLDEN_MAX_NUMA];
 	bool cpu_sampled;
-	double sys_pct[GOLDEN_MAX_NUMA];  /* -1 unknown */
-	double psi_cpu_some10;            /* -1 unknown */
-	long dying_cgroups;               /* -1 unknown */
+	double sys_pct[GOLDEN_MAX_NUMA]; /* -1 unknown */
+	double psi_cpu_some10;           /* -1 unknown */
+	long dying_cgroups;              /* -1 unknown */
 	/* kernel log since the last look */
 	int soft_lockups, wq_lockups, wb_lines, hogs, hung_tasks, rcu_stalls, lustre_victims;
-	int lockup_node;                  /* from CPU#N / pool cpus=N; -1 */
+	int lockup_node; /* from CPU#N / pool cpus=N; -1 */
 	/* verdict */
 	bool storm; /* in progress now */
 	bool past;  /* the log shows one that is no longer visible */
-	int node; /* -1 unknown */
+	int node;   /* -1 unknown */
 	char summary[512];
 };
 

@@ -39,7 +39,8 @@ static const struct fuse_operations ops = {
 
 int main(int argc, char **argv)
 {
-	char *args[] = {argv[0], "-f", "-o", "default_permissions", argc > 1 ? argv[1] : NULL, NULL};
+	char *args[] = {argv[0], "-f", "-o", "default_permissions", argc > 1 ? argv[1] : NULL,
+	                NULL};
 
 	if (argc != 2)
 		return 2;

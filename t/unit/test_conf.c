@@ -62,6 +62,31 @@ int main(void)
 		   "relative path rejected: %s", e.msg);
 	}
 	{
+		char *av[] = {"teardown_flush=always", "teardown_threshold=1G", "teardown_inodes=500",
+		              "teardown_deadline_ms=2000", "teardown_dir=/run/g/%n"};
+		ok(parse(&c, &e, 5, av) == 0, "teardown arguments parse");
+		ok(c.teardown.mode == GOLDEN_FLUSH_ALWAYS, "teardown_flush=always");
+		ok(c.teardown.threshold_bytes == 1LL << 30, "teardown_threshold=1G is 2^30 bytes");
+		ok(c.teardown.threshold_inodes == 500, "teardown_inodes");
+		ok(c.teardown.deadline_ms == 2000, "teardown_deadline_ms");
+		is(c.teardown_dir, "/run/g/%n", "teardown_dir keeps %%n for the node");
+	}
+	{
+		char *av[] = {"teardown_flush=sometimes"};
+		ok(parse(&c, &e, 1, av) < 0 && strstr(e.msg, "auto, always or off"),
+		   "bad teardown_flush: %s", e.msg);
+	}
+	{
+		char *av[] = {"teardown_threshold=12X"};
+		ok(parse(&c, &e, 1, av) < 0 && strstr(e.msg, "e.g. 256M"),
+		   "bad teardown_threshold: %s", e.msg);
+	}
+	{
+		char *av[] = {"teardown_deadline_ms=0"};
+		ok(parse(&c, &e, 1, av) < 0 && strstr(e.msg, "10-600000"),
+		   "teardown_deadline_ms out of range: %s", e.msg);
+	}
+	{
 		char *av[] = {"verbose"};
 		ok(parse(&c, &e, 1, av) < 0 && strstr(e.msg, "expected key=value"),
 		   "bare word rejected: %s", e.msg);

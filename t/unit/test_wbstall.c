@@ -147,15 +147,18 @@ static void test_cgroup(void)
 	struct golden_cgmem m;
 	int v = 0;
 
-	ok(golden_cg_step_dir(root, dir, sizeof(dir), &v) == 0, "v2: step dir found from /proc/self/cgroup");
+	ok(golden_cg_step_dir(root, dir, sizeof(dir), &v) == 0,
+	   "v2: step dir found from /proc/self/cgroup");
 	snprintf(want, sizeof(want), "%s" STEP, root);
 	is(dir, want, "v2: slurmstepd's .../step_0/slurm maps to its step");
 	is_int(v, 2, "v2 hierarchy");
-	ok(golden_cg_writeback_on(root, why, sizeof(why)) == 1, "memory+io on v2: exposed (%s)", why);
+	ok(golden_cg_writeback_on(root, why, sizeof(why)) == 1, "memory+io on v2: exposed (%s)",
+	   why);
 	ok(golden_cg_measure(root, dir, 2, &m) == 0, "memory.stat read");
 	is_int((long)m.dirty, 1073741824L, "file_dirty");
 	is_int((long)m.writeback, 52428800L, "file_writeback");
-	is_int((long)m.inodes, 120000L, "wb_stats inodes of the step's cgroup only (not the root wb)");
+	is_int((long)m.inodes, 120000L,
+	       "wb_stats inodes of the step's cgroup only (not the root wb)");
 }
 
 static void test_probe_v2(void)
@@ -172,13 +175,15 @@ static void test_probe_v2(void)
 	o.threshold_bytes = 4LL << 30;
 	o.threshold_inodes = 1000000;
 	golden_teardown_probe(NULL, &o, &r);
-	is(r.action, "below-threshold", "1 GiB / 120k inodes under a 4 GiB / 1M threshold: nothing done");
+	is(r.action, "below-threshold",
+	   "1 GiB / 120k inodes under a 4 GiB / 1M threshold: nothing done");
 	o.threshold_inodes = 100000;
 	golden_teardown_probe(NULL, &o, &r);
 	/* The fixture's mounts are the real / (ext4 here) etc.; syncfs works. */
 	ok(!strcmp(r.action, "flushed") || !strcmp(r.action, "flush-failed"),
 	   "inodes over threshold on an exposed node: flush attempted (%s)", r.action);
-	is_int(r.nmounts, 3, "targets: / (once for two bind mounts), /scratch, /lustre; not ro, not tmpfs");
+	is_int(r.nmounts, 3,
+	       "targets: / (once for two bind mounts), /scratch, /lustre; not ro, not tmpfs");
 }
 
 static void test_numa(void)
@@ -283,7 +288,8 @@ static void test_attribute(void)
 	snprintf(rep.out[0].res.code, sizeof(rep.out[0].res.code), "mounts timeout");
 	rep.out[1].chk = &gpu_chk;
 	rep.worst = 0;
-	is_int(golden_stall_attribute(&rep, state, root), 0, "no stall known: storage keeps the blame");
+	is_int(golden_stall_attribute(&rep, state, root), 0,
+	       "no stall known: storage keeps the blame");
 	is(rep.out[0].res.code, "mounts timeout", "code unchanged");
 
 	ev.node = 1;
@@ -340,15 +346,17 @@ static void test_exposure(void)
 	char why[256], text[4096];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		is(golden_kernel_fix_name(golden_kernel_fix_of(cases[i].a, cases[i].b, cases[i].c, why,
-		                                               sizeof(why))),
+		is(golden_kernel_fix_name(
+		       golden_kernel_fix_of(cases[i].a, cases[i].b, cases[i].c, why, sizeof(why))),
 		   golden_kernel_fix_name(cases[i].want), "%d.%d.%d", cases[i].a, cases[i].b,
 		   cases[i].c);
 	golden_exposure_read(root, &e);
 	ok(e.exposed, "fixture node (6.12.40, v2 memory+io, ext4/xfs/lustre) is exposed");
-	is_int(e.nfs, 5, "cgroup-writeback filesystems listed (/, /var/tmp, /scratch, /ro, /lustre)");
+	is_int(e.nfs, 5,
+	       "cgroup-writeback filesystems listed (/, /var/tmp, /scratch, /ro, /lustre)");
 	golden_exposure_format(&e, text, sizeof(text));
-	ok(strstr(text, "EXPOSED") && strstr(text, "6.12.94") && strstr(text, "/scratch xfs noatime, lazytime"),
+	ok(strstr(text, "EXPOSED") && strstr(text, "6.12.94") &&
+	       strstr(text, "/scratch xfs noatime, lazytime"),
 	   "report:\n%s", text);
 }
 
