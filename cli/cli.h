@@ -19,7 +19,7 @@ struct cli_opts {
  * option names this subcommand takes. Returns optind of the first operand,
  * or -1 after printing an error. */
 int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, struct cli_opts *o,
-	      void (*usage)(void));
+              void (*usage)(void));
 
 /* stderr: "golden CMD: message" */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -158,7 +158,8 @@ int main(int argc, char **argv)
 		argv[1] = "golden check";
 		return golden_hc_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
 	}
-	fprintf(stderr, "golden: unknown command '%s'; expected env, topo, recipe, check or teardown\n",
+	fprintf(stderr,
+	        "golden: unknown command '%s'; expected env, topo, recipe, check or teardown\n",
 	        argv[1]);
 	return 2;
 }

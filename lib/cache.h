@@ -22,21 +22,21 @@ struct golden_cache_inputs {
 };
 
 int golden_cache_key(const struct golden_cache_inputs *in, char *key, size_t len,
-		     struct golden_err *err);
+                     struct golden_err *err);
 
 /* Path of the cache file for node and request inside dir. */
 int golden_cache_path(const char *dir, const char *node, const char *request, char *path,
-		      size_t len);
+                      size_t len);
 
 /* Look up key in the file at path. Returns 1 on a hit (res filled, or
  * *errmsg set for a remembered "golden sets nothing here" outcome), 0 on a
  * miss (absent, stale, unreadable, or not safely owned). */
-int golden_cache_load(const char *path, const char *key, struct golden_result *res,
-		      char *errmsg, size_t errlen);
+int golden_cache_load(const char *path, const char *key, struct golden_result *res, char *errmsg,
+                      size_t errlen);
 
 /* Store res (or, when res is NULL, the outcome message errmsg) under key.
  * Creates dir (mode 0700) if needed; writes atomically. Returns 0 or -1. */
 int golden_cache_store(const char *dir, const char *path, const char *key,
-		       const struct golden_result *res, const char *errmsg);
+                       const struct golden_result *res, const char *errmsg);
 
 #endif

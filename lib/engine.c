@@ -34,8 +34,7 @@ static enum outcome compute_fresh(const struct golden_request *req, struct golde
 		goto done;
 	}
 	if (topo->ngpus == 0) {
-		golden_err_set(err, "no NVIDIA GPU on this node (%s)",
-		               topo->source);
+		golden_err_set(err, "no NVIDIA GPU on this node (%s)", topo->source);
 		goto done;
 	}
 	if (golden_recipes_load_dir(req->recipes_dir, &lopts, &set, &sub) < 0) {

@@ -11,14 +11,14 @@
 #include "result.h"
 
 struct golden_request {
-	const char *topology;    /* hwloc XML, NULL = live */
-	const char *sysroot;     /* NULL = real root */
+	const char *topology; /* hwloc XML, NULL = live */
+	const char *sysroot;  /* NULL = real root */
 	const char *recipes_dir;
-	const char *recipe;      /* forced recipe name, NULL = most specific match */
-	const char *cache_dir;   /* NULL = no cache */
-	const char *node;        /* names the cache file */
-	bool check_owner;        /* recipe files must be root-owned, not g/o-writable */
-	golden_diag_fn diag;     /* problems with individual recipe files */
+	const char *recipe;    /* forced recipe name, NULL = most specific match */
+	const char *cache_dir; /* NULL = no cache */
+	const char *node;      /* names the cache file */
+	bool check_owner;      /* recipe files must be root-owned, not g/o-writable */
+	golden_diag_fn diag;   /* problems with individual recipe files */
 	void *diag_arg;
 };
 
@@ -26,6 +26,6 @@ struct golden_request {
  * line in err when golden sets nothing here (no GPU, discovery failed, no
  * recipe matches, forced recipe unknown or not renderable). */
 int golden_compute(const struct golden_request *req, struct golden_result *res,
-		   struct golden_err *err);
+                   struct golden_err *err);
 
 #endif

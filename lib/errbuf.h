@@ -11,6 +11,6 @@ struct golden_err {
 /* Set err->msg (printf-style) unless err is NULL or already set; returns -1
  * so callers can write `return golden_err_set(err, ...)`. */
 int golden_err_set(struct golden_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -47,7 +47,7 @@ typedef const char *(*golden_getenv_fn)(void *arg, const char *name);
 /* Decide what to do with every variable of res given the current environment.
  * Returns 0, or -1 if the plan does not fit (more than 160 variables). */
 int golden_plan_env(const struct golden_result *res, enum golden_user_env policy,
-		    golden_getenv_fn get, void *arg, struct golden_plan *plan);
+                    golden_getenv_fn get, void *arg, struct golden_plan *plan);
 
 /* Fingerprint of a value as 8 hex digits. */
 void golden_marker_fingerprint(const char *value, char out[9]);

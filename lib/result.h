@@ -36,16 +36,16 @@ void golden_result_free(struct golden_result *res);
 
 /* Append or replace NAME (keeps vars sorted). Returns 0 or -1 on ENOMEM. */
 int golden_result_setvar(struct golden_result *res, const char *name, const char *value,
-			 const char *why);
+                         const char *why);
 const struct golden_var *golden_result_getvar(const struct golden_result *res, const char *name);
 
 int golden_result_add_candidate(struct golden_result *res, const char *recipe, int specificity,
-				bool matched, const char *note);
+                                bool matched, const char *note);
 
 /* JSON round trip (the cache and `--format json` use it). */
 struct json_object;
 struct json_object *golden_result_to_json(const struct golden_result *res);
 int golden_result_from_json(struct json_object *obj, struct golden_result *res,
-			    struct golden_err *err);
+                            struct golden_err *err);
 
 #endif

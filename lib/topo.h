@@ -13,10 +13,10 @@
 
 #include "errbuf.h"
 
-#define GOLDEN_MAX_GPUS 64
-#define GOLDEN_MAX_NICS 128
+#define GOLDEN_MAX_GPUS  64
+#define GOLDEN_MAX_NICS  128
 #define GOLDEN_MAX_PORTS 4
-#define GOLDEN_NAME_LEN 64
+#define GOLDEN_NAME_LEN  64
 #define GOLDEN_BUSID_LEN 16 /* "0000:18:00.0" */
 
 /* NCCL's path classes, best first (src/graph/paths.h). */
@@ -67,17 +67,17 @@ struct golden_nic {
 	enum golden_nic_class cls;
 	char busid[GOLDEN_BUSID_LEN]; /* "" for virtual devices */
 	unsigned vendor, device;
-	int numa;                 /* -1 unknown */
-	enum golden_loc gpu_loc;  /* best locality to any GPU */
+	int numa;                /* -1 unknown */
+	enum golden_loc gpu_loc; /* best locality to any GPU */
 	int nports;
 	struct golden_port ports[GOLDEN_MAX_PORTS];
-	double rate_gbps;         /* best port rate, or netdev speed/1000 */
-	char operstate[16];       /* netdev operstate ("up"), "" if no netdev */
-	bool has_addr;            /* netdev carries an IPv4 route or global IPv6 */
-	bool default_route;       /* netdev carries the IPv4 default route */
-	bool has_device;          /* sysfs netdev has a device link (PCI or not) */
-	bool is_bridge;           /* sysfs bridge/ directory */
-	bool is_bond;             /* sysfs bonding/ directory */
+	double rate_gbps;   /* best port rate, or netdev speed/1000 */
+	char operstate[16]; /* netdev operstate ("up"), "" if no netdev */
+	bool has_addr;      /* netdev carries an IPv4 route or global IPv6 */
+	bool default_route; /* netdev carries the IPv4 default route */
+	bool has_device;    /* sysfs netdev has a device link (PCI or not) */
+	bool is_bridge;     /* sysfs bridge/ directory */
+	bool is_bond;       /* sysfs bonding/ directory */
 };
 
 struct golden_topo {
@@ -86,11 +86,11 @@ struct golden_topo {
 	int nnics;
 	struct golden_nic nics[GOLDEN_MAX_NICS];
 	int nnuma;
-	int nvswitches;                    /* NVIDIA PCI class 0x0680 devices */
-	bool pcie_flat;                    /* no NIC is PIX/PXB to any GPU */
-	char dmi_product[128];             /* /sys/devices/virtual/dmi/id/product_name */
+	int nvswitches;                     /* NVIDIA PCI class 0x0680 devices */
+	bool pcie_flat;                     /* no NIC is PIX/PXB to any GPU */
+	char dmi_product[128];              /* /sys/devices/virtual/dmi/id/product_name */
 	char bootstrap_if[GOLDEN_NAME_LEN]; /* chosen NCCL_SOCKET_IFNAME, "" none */
-	char source[512];                  /* "hwloc XML FILE" or "live hwloc" */
+	char source[512];                   /* "hwloc XML FILE" or "live hwloc" */
 	/* PCIe locality of every GPU to every NIC (enum golden_loc values). */
 	unsigned char loc[GOLDEN_MAX_GPUS][GOLDEN_MAX_NICS];
 };
@@ -102,7 +102,7 @@ struct golden_topo_opts {
 
 /* Discover the node. Returns 0, or -1 with a one-line reason in err. */
 int golden_topo_discover(const struct golden_topo_opts *opts, struct golden_topo *topo,
-			 struct golden_err *err);
+                         struct golden_err *err);
 
 /* Classify NICs, choose the bootstrap interface and each GPU's nearest
  * compute NIC from the facts discovery filled in (pure: no I/O). */

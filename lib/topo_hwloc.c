@@ -221,8 +221,7 @@ static void add_pci_nics(hwloc_topology_t t, hwloc_obj_t pci, struct golden_topo
 	}
 }
 
-static const char *const slow_components[] = {"cuda", "nvml", "opencl", "rsmi", "levelzero",
-					      "gl"};
+static const char *const slow_components[] = {"cuda", "nvml", "opencl", "rsmi", "levelzero", "gl"};
 
 static int open_topology(const struct golden_topo_opts *opts, hwloc_topology_t *out,
                          struct golden_err *err)
@@ -242,7 +241,7 @@ static int open_topology(const struct golden_topo_opts *opts, hwloc_topology_t *
 	/* Never start CUDA/NVML/OpenCL inside slurmstepd just to name devices. */
 	for (size_t i = 0; i < sizeof(slow_components) / sizeof(slow_components[0]); i++)
 		hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
-					      slow_components[i]);
+		                              slow_components[i]);
 	if (opts->topology_xml && hwloc_topology_set_xml(t, opts->topology_xml) < 0) {
 		hwloc_topology_destroy(t);
 		return golden_err_set(err, "hwloc XML %s: cannot be used: %s", opts->topology_xml,

@@ -8,7 +8,7 @@
 /* hwloc: GPUs, NVSwitches, RDMA devices and PCI netdevs, NUMA nodes and the
  * GPU x NIC locality matrix. */
 int golden_topo_load_hwloc(const struct golden_topo_opts *opts, struct golden_topo *topo,
-			   struct golden_err *err);
+                           struct golden_err *err);
 
 /* sysfs/procfs: HCA ports, netdevs (adding those hwloc does not know, such
  * as virtual ones), addresses and routes, DMI product name. */

@@ -23,6 +23,6 @@ struct golden_mode_opt {
  * submit host without recipes), any well-formed name is accepted and the
  * compute node judges. On failure msg gets one line listing valid values. */
 int golden_mode_parse(const char *value, const char *recipes_dir, struct golden_mode_opt *out,
-		      char *msg, size_t msglen);
+                      char *msg, size_t msglen);
 
 #endif

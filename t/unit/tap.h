@@ -31,7 +31,7 @@ static inline __attribute__((format(printf, 2, 3))) int ok(int cond, const char 
 
 /* String equality with a diagnostic showing both sides. */
 static inline __attribute__((format(printf, 3, 4))) int is(const char *got, const char *want,
-							     const char *fmt, ...)
+                                                           const char *fmt, ...)
 {
 	int cond = (got && want) ? strcmp(got, want) == 0 : got == want;
 	va_list ap;
@@ -39,12 +39,13 @@ static inline __attribute__((format(printf, 3, 4))) int is(const char *got, cons
 	tap_vok(cond, fmt, ap);
 	va_end(ap);
 	if (!cond)
-		printf("#   got:  '%s'\n#   want: '%s'\n", got ? got : "(null)", want ? want : "(null)");
+		printf("#   got:  '%s'\n#   want: '%s'\n", got ? got : "(null)",
+		       want ? want : "(null)");
 	return cond;
 }
 
-static inline __attribute__((format(printf, 3, 4))) int is_int(long got, long want,
-							      const char *fmt, ...)
+static inline __attribute__((format(printf, 3, 4))) int is_int(long got, long want, const char *fmt,
+                                                               ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

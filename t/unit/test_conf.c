@@ -62,8 +62,9 @@ int main(void)
 		   "relative path rejected: %s", e.msg);
 	}
 	{
-		char *av[] = {"teardown_flush=always", "teardown_threshold=1G", "teardown_inodes=500",
-		              "teardown_deadline_ms=2000", "teardown_dir=/run/g/%n"};
+		char *av[] = {"teardown_flush=always", "teardown_threshold=1G",
+		              "teardown_inodes=500", "teardown_deadline_ms=2000",
+		              "teardown_dir=/run/g/%n"};
 		ok(parse(&c, &e, 5, av) == 0, "teardown arguments parse");
 		ok(c.teardown.mode == GOLDEN_FLUSH_ALWAYS, "teardown_flush=always");
 		ok(c.teardown.threshold_bytes == 1LL << 30, "teardown_threshold=1G is 2^30 bytes");

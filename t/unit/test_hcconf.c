@@ -60,8 +60,8 @@ int main(void)
 	{
 		bool on = golden_hc_conf_check(&c, &chk, &dl, &ph);
 
-		ok(on && dl == 500 && ph == GOLDEN_PHASE_EPILOG, "check override: deadline %d, phases %u",
-		   dl, ph);
+		ok(on && dl == 500 && ph == GOLDEN_PHASE_EPILOG,
+		   "check override: deadline %d, phases %u", dl, ph);
 	}
 	{
 		const struct golden_check m = {"mounts", GOLDEN_CHK_STORAGE, NULL, 3000, 7};
