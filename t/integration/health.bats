@@ -105,7 +105,17 @@ assert {"xid","gpu-count","ib-ports"} <= names, names' "$WORK/log/n1.jsonl" "$jo
 		sleep 0.5
 	done
 	[ "${restarts:-0}" -ge 1 ]
-	scontrol update JobId="$jobid" StartTime=now
+	# Restarts counts up before the requeue sets the delayed begin time, so
+	# an early StartTime=now can be overwritten: repeat it while the job
+	# still waits for its begin time (bounded).
+	for _ in $(seq 120); do
+		info=$(scontrol -o show job "$jobid")
+		if [[ $info == *JobState=PENDING* && $info == *Reason=BeginTime* ]]; then
+			scontrol update JobId="$jobid" StartTime=now
+		fi
+		[[ $info == *JobState=PENDING* || $info == *JobState=CONFIGURING* || $info == *JobState=RUNNING* ]] || break
+		sleep 0.5
+	done
 	golden_wait_job "$jobid" 60
 	scancel "$hold"
 	[ "$(golden_job_state "$jobid")" = COMPLETED ]

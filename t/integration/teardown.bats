@@ -255,6 +255,19 @@ start_hungfs() {
 	scontrol update nodename=n2 state=resume
 }
 
+@test "a two-task step is probed once, after its last task, in the step's own cgroup" {
+	job=$(sbatch --parsable -w n2 -n2 -o /dev/null --wrap "srun -n2 sh -c 'dd if=/dev/zero of=$WORK/data/two.\$SLURM_PROCID bs=1M count=24 status=none'")
+	[ "$(golden_wait_job "$job")" = COMPLETED ]
+	wait_log n2 "$job" >"$WORK/epi-two.json"
+	# one probe for step 0 (48 MiB from two tasks, over the 32M threshold)
+	[ "$(grep -c "teardown probe job $job step 0:" "$GOLDEN_CLUSTER_DIR"/log/slurmd-n2.log)" -eq 1 ]
+	grep -q "teardown probe job $job step 0: 4[0-9] MiB dirty.*: flushed" "$GOLDEN_CLUSTER_DIR"/log/slurmd-n2.log
+	run json "$WORK/epi-two.json" '[c for c in j["checks"] if c["name"] == "teardown"][0]["detail"]'
+	echo "$output"
+	[[ $output == *"0: 4"[0-9]" MiB dirty, flushed"* ]]
+	[[ $output == *"batch: "[0-9]" MiB dirty, below-threshold"* ]]
+}
+
 @test "golden check --kernel: the exposure report of this node and of an exposed fixture" {
 	run "$GOLDEN" check --kernel
 	echo "$output"
