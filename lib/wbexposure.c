@@ -62,6 +62,25 @@ enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, cha
 	return GOLDEN_KFIX_UNFIXED;
 }
 
+/* The Lustre client sets SB_I_CGROUPWB only since 2.16 (LU-16954). Its
+ * version is in /sys/fs/lustre/version (older clients: /proc/fs/lustre).
+ * Returns 1 (cgroup writeback), 0 (older client), -1 (unknown: assume yes). */
+static int lustre_cgwb(const char *sysroot, char *ver, size_t len)
+{
+	int major = 0, minor = 0;
+
+	if (golden_sys_read(sysroot, "/sys/fs/lustre/version", ver, len) < 0 &&
+	    golden_sys_read(sysroot, "/proc/fs/lustre/version", ver, len) < 0) {
+		snprintf(ver, len, "unknown");
+		return -1;
+	}
+	/* "2.15.4" or "lustre: 2.15.4" */
+	if (sscanf(strpbrk(ver, "0123456789") ? strpbrk(ver, "0123456789") : "", "%d.%d", &major,
+	           &minor) != 2)
+		return -1;
+	return major > 2 || (major == 2 && minor >= 16);
+}
+
 static void read_mounts(const char *sysroot, struct golden_exposure *e)
 {
 	static const char *const types[] = {"ext4", "ext3", "xfs", "btrfs", "f2fs", "lustre", NULL};
@@ -82,6 +101,12 @@ static void read_mounts(const char *sysroot, struct golden_exposure *e)
 		if (!known || (strcmp(type, "lustre") && !golden_str_startswith(src, "/dev/")))
 			continue;
 		golden_mount_unescape(mnt);
+		if (!strcmp(type, "lustre")) {
+			char ver[64];
+
+			if (lustre_cgwb(sysroot, ver, sizeof(ver)) == 0)
+				continue; /* a client before 2.16: no cgroup writeback */
+		}
 		noatime = strstr(opts, "noatime") != NULL;
 		lazy = strstr(opts, "lazytime") != NULL;
 		if (snprintf(e->fs[e->nfs++], sizeof(e->fs[0]), "%s %s %s%s", mnt, type,

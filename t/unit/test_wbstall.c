@@ -350,8 +350,12 @@ static void test_exposure(void)
 		       golden_kernel_fix_of(cases[i].a, cases[i].b, cases[i].c, why, sizeof(why))),
 		   golden_kernel_fix_name(cases[i].want), "%d.%d.%d", cases[i].a, cases[i].b,
 		   cases[i].c);
+	put("/sys/fs/lustre/version", "2.15.4\n");
 	golden_exposure_read(root, &e);
-	ok(e.exposed, "fixture node (6.12.40, v2 memory+io, ext4/xfs/lustre) is exposed");
+	is_int(e.nfs, 4, "a 2.15 Lustre client has no cgroup writeback: not listed");
+	put("/sys/fs/lustre/version", "2.16.1\n");
+	golden_exposure_read(root, &e);
+	ok(e.exposed, "fixture node (6.12.40, v2 memory+io, ext4/xfs/lustre 2.16) is exposed");
 	is_int(e.nfs, 5,
 	       "cgroup-writeback filesystems listed (/, /var/tmp, /scratch, /ro, /lustre)");
 	golden_exposure_format(&e, text, sizeof(text));
