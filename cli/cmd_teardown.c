@@ -56,46 +56,30 @@ int cmd_teardown(int argc, char **argv)
 	struct golden_teardown_opts o = GOLDEN_TEARDOWN_DEFAULTS;
 	static struct golden_teardown_result r;
 	const char *cgroup = NULL, *record = NULL, *job = NULL, *step = NULL;
+	struct golden_err err = {{0}};
 	bool json = false;
-	char *end;
-	int c;
+	int c, idx = 0;
 
 	optind = 1;
 	opterr = 0;
 	o.sysroot = getenv("GOLDEN_SYSROOT");
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
 		switch (c) {
 		case 'c':
 			cgroup = optarg;
 			break;
 		case 'f':
-			if (golden_flush_mode_parse(optarg, &o.mode) < 0) {
-				cli_error("teardown", "--flush %s: expected auto, always or off",
-				          optarg);
-				return 2;
-			}
-			break;
 		case 't':
-			if (golden_size_parse(optarg, &o.threshold_bytes) < 0) {
-				cli_error("teardown",
-				          "--threshold %s: expected bytes with optional K, M or G",
-				          optarg);
-				return 2;
-			}
-			break;
 		case 'i':
-			o.threshold_inodes = strtoll(optarg, &end, 10);
-			if (*end || end == optarg || o.threshold_inodes < 0) {
-				cli_error("teardown", "--inodes %s: expected a number of inodes",
-				          optarg);
-				return 2;
-			}
-			break;
 		case 'd':
-			o.deadline_ms = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || o.deadline_ms < 10 || o.deadline_ms > 600000) {
-				cli_error("teardown", "--deadline-ms %s: expected 10-600000",
-				          optarg);
+			if (golden_teardown_opt_set(&o,
+			                            c == 'f'   ? "flush"
+			                            : c == 't' ? "threshold"
+			                            : c == 'i' ? "inodes"
+			                                       : "deadline_ms",
+			                            optarg, &err) < 0) {
+				cli_error("teardown", "--%s %s: %s", opts[idx].name, optarg,
+				          err.msg);
 				return 2;
 			}
 			break;
@@ -131,8 +115,6 @@ int cmd_teardown(int argc, char **argv)
 	}
 	golden_teardown_probe(cgroup, &o, &r);
 	if (record) {
-		struct golden_err err = {{0}};
-
 		if (golden_teardown_record(record, job, step, &r, &err) < 0) {
 			cli_error("teardown", "%s", err.msg);
 			return 1;

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "hcmain.h"
+#include "strutil.h"
 
 #ifndef GOLDEN_RECIPEDIR
 #define GOLDEN_RECIPEDIR "/usr/local/share/slurm-golden/recipes"
@@ -62,12 +63,7 @@ static const struct option long_opts[] = {
 
 static bool allowed_opt(const char *allowed, const char *name)
 {
-	size_t n = strlen(name);
-
-	for (const char *p = allowed; (p = strstr(p, name)); p += n)
-		if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-			return true;
-	return false;
+	return golden_list_has(allowed, ' ', name);
 }
 
 int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, struct cli_opts *o,

@@ -9,44 +9,37 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "check_storage.h"
+#include "mounts.h"
 #include "strutil.h"
 #include "sysroot.h"
 
-static bool has_opt(const char *opts, const char *opt)
+static int find_roots(const struct golden_mount *m, void *arg)
 {
-	size_t n = strlen(opt);
+	struct golden_cg_roots *r = arg;
 
-	for (const char *p = opts; (p = strstr(p, opt)); p += n)
-		if ((p == opts || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-			return true;
-	return false;
+	if (!r->v1_memory[0] && !strcmp(m->type, "cgroup") && golden_mount_has_opt(m, "memory"))
+		golden_strlcpy(r->v1_memory, m->point, sizeof(r->v1_memory));
+	else if (!r->v2[0] && !strcmp(m->type, "cgroup2"))
+		golden_strlcpy(r->v2, m->point, sizeof(r->v2));
+	return r->v1_memory[0] && r->v2[0];
 }
 
-int golden_mount_find(const char *sysroot, const char *fstype, const char *opt, char *out,
-                      size_t len)
+int golden_cg_roots_read(const char *sysroot, struct golden_cg_roots *roots)
 {
-	char path[PATH_MAX], line[4096];
-	FILE *f;
-	int rc = -1;
+	roots->v1_memory[0] = roots->v2[0] = '\0';
+	return golden_mounts_each(sysroot, find_roots, roots);
+}
 
-	if (golden_sys_path(sysroot, "/proc/self/mounts", path, sizeof(path)) < 0 ||
-	    !(f = fopen(path, "re")))
-		return -1;
-	while (rc < 0 && fgets(line, sizeof(line), f)) {
-		char src[1024], mnt[1024], type[64], opts[1024];
+bool golden_fs_cgroup_writeback(const struct golden_mount *m)
+{
+	static const char *const block[] = {"ext4", "ext3", "ext2", "xfs", "btrfs", "f2fs", NULL};
 
-		if (sscanf(line, "%1023s %1023s %63s %1023s", src, mnt, type, opts) != 4)
-			continue;
-		if (strcmp(type, fstype) || (opt && !has_opt(opts, opt)))
-			continue;
-		golden_mount_unescape(mnt);
-		rc = golden_strlcpy(out, mnt, len) < 0 ? -1 : 0;
-		if (rc < 0)
-			break;
-	}
-	fclose(f);
-	return rc;
+	if (!strcmp(m->type, "lustre"))
+		return true;
+	for (int i = 0; block[i]; i++)
+		if (!strcmp(m->type, block[i]))
+			return golden_str_startswith(m->src, "/dev/");
+	return false;
 }
 
 /* The path of this process in the hierarchy of one controller (v1: "memory"
@@ -68,7 +61,7 @@ static int self_cgroup(const char *sysroot, int version, char *out, size_t len)
 		*c1 = *c2 = '\0';
 		golden_rtrim(c2 + 1);
 		if (version == 2 ? (!strcmp(line, "0") && c1[1] == '\0')
-		                 : has_opt(c1 + 1, "memory"))
+		                 : golden_list_has(c1 + 1, ',', "memory"))
 			rc = golden_strlcpy(out, c2 + 1, len) < 0 ? -1 : 0;
 	}
 	fclose(f);
@@ -82,15 +75,19 @@ static bool is_step_dir(const char *cg)
 	return base && golden_str_startswith(base + 1, "step_") && strstr(cg, "/job_");
 }
 
-int golden_cg_step_dir(const char *sysroot, char *out, size_t len, int *version)
+int golden_cg_step_dir(const char *sysroot, const struct golden_cg_roots *roots, char *out,
+                       size_t len, int *version)
 {
-	char mnt[PATH_MAX], cg[PATH_MAX], full[2 * PATH_MAX];
+	const char *mnt;
+	char cg[PATH_MAX], full[2 * PATH_MAX];
 
 	/* v1 memory hierarchy first: where it is mounted, memory is not on v2. */
-	if (golden_mount_find(sysroot, "cgroup", "memory", mnt, sizeof(mnt)) == 0) {
+	if (roots->v1_memory[0]) {
 		*version = 1;
-	} else if (golden_mount_find(sysroot, "cgroup2", NULL, mnt, sizeof(mnt)) == 0) {
+		mnt = roots->v1_memory;
+	} else if (roots->v2[0]) {
 		*version = 2;
+		mnt = roots->v2;
 	} else {
 		return -1;
 	}
@@ -109,7 +106,7 @@ int golden_cg_step_dir(const char *sysroot, char *out, size_t len, int *version)
 	return golden_sys_path(sysroot, full, out, len);
 }
 
-static long long stat_value(const char *text, const char *key)
+long long golden_cg_keyed(const char *text, const char *key)
 {
 	size_t n = strlen(key);
 
@@ -117,19 +114,6 @@ static long long stat_value(const char *text, const char *key)
 		if (!strncmp(p, key, n) && p[n] == ' ')
 			return strtoll(p + n + 1, NULL, 10);
 	return -1;
-}
-
-static int read_text(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return 0;
 }
 
 int golden_cg_measure(const char *sysroot, const char *dir, int version, struct golden_cgmem *m)
@@ -141,18 +125,19 @@ int golden_cg_measure(const char *sysroot, const char *dir, int version, struct 
 	m->version = version;
 	m->inodes = -1;
 	snprintf(path, sizeof(path), "%s/memory.stat", dir);
-	if (read_text(path, text, sizeof(text)) < 0)
+	/* dir is already below the sysroot */
+	if (golden_sys_read_all(NULL, path, text, sizeof(text)) < 0)
 		return -1;
 	if (version == 2) {
-		m->dirty = stat_value(text, "file_dirty");
-		m->writeback = stat_value(text, "file_writeback");
+		m->dirty = golden_cg_keyed(text, "file_dirty");
+		m->writeback = golden_cg_keyed(text, "file_writeback");
 	} else {
-		m->dirty = stat_value(text, "total_dirty");
-		m->writeback = stat_value(text, "total_writeback");
+		m->dirty = golden_cg_keyed(text, "total_dirty");
+		m->writeback = golden_cg_keyed(text, "total_writeback");
 		if (m->dirty < 0)
-			m->dirty = stat_value(text, "dirty");
+			m->dirty = golden_cg_keyed(text, "dirty");
 		if (m->writeback < 0)
-			m->writeback = stat_value(text, "writeback");
+			m->writeback = golden_cg_keyed(text, "writeback");
 	}
 	if (stat(dir, &st) == 0)
 		m->cg_ino = (unsigned long)st.st_ino;
@@ -210,31 +195,32 @@ long long golden_wb_inodes(const char *sysroot, unsigned long cg_ino)
 	return sum;
 }
 
-int golden_cg_writeback_on(const char *sysroot, char *why, size_t len)
+int golden_cg_writeback_on(const char *sysroot, const struct golden_cg_roots *roots, char *why,
+                           size_t len)
 {
-	char mnt[PATH_MAX], rel[PATH_MAX + 32], ctl[512];
-	bool mem, io;
+	char rel[PATH_MAX + 32], ctl[512];
+	bool on;
 
-	if (golden_mount_find(sysroot, "cgroup", "memory", mnt, sizeof(mnt)) == 0) {
+	if (roots->v1_memory[0]) {
 		if (why)
 			snprintf(why, len,
-			         "memory controller on cgroup v1 (%s): no cgroup writeback", mnt);
+			         "memory controller on cgroup v1 (%s): no cgroup writeback",
+			         roots->v1_memory);
 		return 0;
 	}
-	if (golden_mount_find(sysroot, "cgroup2", NULL, mnt, sizeof(mnt)) < 0) {
+	if (!roots->v2[0]) {
 		if (why)
 			snprintf(why, len, "no cgroup2 mount");
 		return 0;
 	}
-	snprintf(rel, sizeof(rel), "%s/cgroup.controllers", mnt);
+	snprintf(rel, sizeof(rel), "%s/cgroup.controllers", roots->v2);
 	if (golden_sys_read(sysroot, rel, ctl, sizeof(ctl)) < 0) {
 		if (why)
 			snprintf(why, len, "cannot read %s", rel);
 		return 0;
 	}
-	mem = strstr(ctl, "memory") != NULL;
-	io = strstr(ctl, "io") != NULL && (strstr(ctl, " io") || !strncmp(ctl, "io", 2));
+	on = golden_list_has(ctl, ' ', "memory") && golden_list_has(ctl, ' ', "io");
 	if (why)
-		snprintf(why, len, "cgroup v2 at %s, controllers: %s", mnt, ctl);
-	return mem && io;
+		snprintf(why, len, "cgroup v2 at %s, controllers: %s", roots->v2, ctl);
+	return on;
 }

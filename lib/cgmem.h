@@ -19,13 +19,23 @@ struct golden_cgmem {
 	unsigned long cg_ino; /* inode number of the cgroup directory (WbCgIno) */
 };
 
+/* Where the memory controller's hierarchies are mounted, from one pass over
+ * the mount table: the v1 memory hierarchy and the cgroup2 one ("" if
+ * absent). Returns 0, or -1 if the mount table cannot be read. */
+struct golden_cg_roots {
+	char v1_memory[PATH_MAX];
+	char v2[PATH_MAX];
+};
+int golden_cg_roots_read(const char *sysroot, struct golden_cg_roots *roots);
+
 /* The memory cgroup directory of the calling process's step, from
- * <sysroot>/proc/self/cgroup and the mount table: the v1 memory hierarchy
- * (slurmstepd sits in .../job_N/step_M) or the v2 one (slurmstepd sits in
- * .../job_N/step_M/slurm, the step is its parent). Returns 0 with the path
- * under sysroot and the version, or -1 if this process is not in a step
- * cgroup (proctrack/linuxproc, no memory controller). */
-int golden_cg_step_dir(const char *sysroot, char *out, size_t len, int *version);
+ * <sysroot>/proc/self/cgroup: the v1 memory hierarchy (slurmstepd sits in
+ * .../job_N/step_M) or the v2 one (slurmstepd sits in .../job_N/step_M/slurm,
+ * the step is its parent). Returns 0 with the path under sysroot and the
+ * version, or -1 if this process is not in a step cgroup
+ * (proctrack/linuxproc, no memory controller). */
+int golden_cg_step_dir(const char *sysroot, const struct golden_cg_roots *roots, char *out,
+                       size_t len, int *version);
 
 /* Read dirty/writeback of dir (hierarchical: v1 total_dirty, v2 file_dirty),
  * and the wb_stats inode count when version 2 and debugfs is there.
@@ -38,11 +48,18 @@ long long golden_wb_inodes(const char *sysroot, unsigned long cg_ino);
 
 /* Are memory and io controllers on the v2 hierarchy (cgroup writeback on)?
  * 1 yes, 0 no; why (if not NULL) says what was found. */
-int golden_cg_writeback_on(const char *sysroot, char *why, size_t len);
+int golden_cg_writeback_on(const char *sysroot, const struct golden_cg_roots *roots, char *why,
+                           size_t len);
 
-/* Mount point of the first mount of fstype (and, if opt is not NULL, with
- * that option) in <sysroot>/proc/self/mounts; returns 0 or -1. */
-int golden_mount_find(const char *sysroot, const char *fstype, const char *opt, char *out,
-                      size_t len);
+/* The value of key in a flat-keyed cgroup file ("key value" per line:
+ * memory.stat, cgroup.stat); -1 if absent. */
+long long golden_cg_keyed(const char *text, const char *key);
+
+struct golden_mount;
+/* Does this filesystem attach inodes to cgroup writeback contexts
+ * (SB_I_CGROUPWB on a real block device: ext2/3/4, xfs, btrfs, f2fs; or a
+ * Lustre client, which has it since 2.16)? The one list the teardown flush
+ * and the exposure report share. */
+bool golden_fs_cgroup_writeback(const struct golden_mount *m);
 
 #endif

@@ -17,6 +17,7 @@
 #include "kmsg.h"
 #include "statefile.h"
 #include "strutil.h"
+#include "sysroot.h"
 #include "wbexposure.h"
 #include "wbstall.h"
 
@@ -31,18 +32,17 @@ static void check_wb_stall(const struct golden_check_ctx *ctx, struct golden_che
 	snprintf(cursor, sizeof(cursor), "%s/stall", ctx->state_dir ? ctx->state_dir : ".");
 	golden_stall_detect(ctx->sysroot, ctx->kmsg_path, ctx->state_dir ? cursor : NULL,
 	                    ctx->conf->stall_sample_ms, &ev);
-	if (!ev.storm && ev.past) {
-		golden_stall_unmark(ctx->state_dir);
-		golden_result_warn(
-		    res, "kernel wb-switch stall past",
-		    "the kernel log shows a writeback switch stall that has passed: %s",
-		    ev.summary);
-		return;
-	}
 	if (!ev.storm) {
+		/* Not (or no longer) in progress: the node state forgets it. */
 		golden_stall_unmark(ctx->state_dir);
-		snprintf(res->detail, sizeof(res->detail), "no writeback switch storm: %s",
-		         ev.summary);
+		if (ev.past)
+			golden_result_warn(
+			    res, "kernel wb-switch stall past",
+			    "the kernel log shows a writeback switch stall that has passed: %s",
+			    ev.summary);
+		else
+			snprintf(res->detail, sizeof(res->detail), "no writeback switch storm: %s",
+			         ev.summary);
 		return;
 	}
 	golden_stall_mark(ctx->state_dir, ctx->sysroot, &ev);
@@ -63,7 +63,6 @@ static void check_wb_exposure(const struct golden_check_ctx *ctx, struct golden_
 {
 	struct golden_exposure e;
 	char boot[GOLDEN_KMSG_BOOTID_LEN], path[PATH_MAX], warned[64] = "";
-	FILE *f;
 
 	golden_exposure_read(ctx->sysroot, &e);
 	if (!e.exposed) {
@@ -73,12 +72,8 @@ static void check_wb_exposure(const struct golden_check_ctx *ctx, struct golden_
 	}
 	golden_kmsg_boot_id(ctx->sysroot, boot, sizeof(boot));
 	snprintf(path, sizeof(path), "%s/" EXPOSURE_WARNED, ctx->state_dir ? ctx->state_dir : ".");
-	if (ctx->state_dir && (f = fopen(path, "re"))) {
-		if (!fgets(warned, sizeof(warned), f))
-			warned[0] = '\0';
-		fclose(f);
-		golden_rtrim(warned);
-	}
+	if (ctx->state_dir && golden_sys_read(NULL, path, warned, sizeof(warned)) < 0)
+		warned[0] = '\0';
 	if (ctx->state_dir && !strcmp(warned, boot)) {
 		snprintf(res->detail, sizeof(res->detail),
 		         "exposed (%s %s), already warned this boot", e.release,

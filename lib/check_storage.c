@@ -27,28 +27,6 @@
 
 #define PHASES (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL)
 
-static int octal(char c)
-{
-	return c >= '0' && c <= '7' ? c - '0' : -1;
-}
-
-void golden_mount_unescape(char *s)
-{
-	char *w = s;
-
-	/* The kernel writes space, tab, newline and backslash as \ooo
-	 * (fs/proc_namespace.c mangle()); anything else is literal. */
-	while (*s) {
-		if (s[0] == '\\' && octal(s[1]) >= 0 && octal(s[2]) >= 0 && octal(s[3]) >= 0) {
-			*w++ = (char)(octal(s[1]) * 64 + octal(s[2]) * 8 + octal(s[3]));
-			s += 4;
-		} else {
-			*w++ = *s++;
-		}
-	}
-	*w = '\0';
-}
-
 /* "/lustre/" and "/lustre" are the same mount point; "/" stays "/". */
 static void strip_slashes(char *s)
 {
@@ -58,38 +36,33 @@ static void strip_slashes(char *s)
 		s[--n] = '\0';
 }
 
+struct listed_arg {
+	char want[PATH_MAX];
+	char point[PATH_MAX];
+	int found;
+};
+
+static int is_listed(const struct golden_mount *m, void *arg)
+{
+	struct listed_arg *a = arg;
+
+	if (golden_strlcpy(a->point, m->point, sizeof(a->point)) < 0)
+		return 0;
+	strip_slashes(a->point);
+	a->found = !strcmp(a->point, a->want);
+	return a->found;
+}
+
 int golden_mount_listed(const char *sysroot, const char *mnt)
 {
-	static const char *const tables[] = {"/proc/self/mounts", "/proc/mounts"};
-	char want[PATH_MAX], path[PATH_MAX];
-	FILE *f = NULL;
-	char *line = NULL;
-	size_t cap = 0;
-	int found = 0;
+	struct listed_arg a = {.found = 0};
 
-	if (golden_strlcpy(want, mnt, sizeof(want)) < 0)
+	if (golden_strlcpy(a.want, mnt, sizeof(a.want)) < 0)
 		return 0;
-	strip_slashes(want);
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && !f; i++)
-		if (golden_sys_path(sysroot, tables[i], path, sizeof(path)) == 0)
-			f = fopen(path, "re");
-	if (!f)
+	strip_slashes(a.want);
+	if (golden_mounts_each(sysroot, is_listed, &a) < 0)
 		return -1;
-	/* "device mountpoint fstype options dump pass" */
-	while (!found && getline(&line, &cap, f) >= 0) {
-		char *dev, *point, *save = NULL;
-
-		dev = strtok_r(line, " \t\n", &save);
-		point = dev ? strtok_r(NULL, " \t\n", &save) : NULL;
-		if (!point)
-			continue;
-		golden_mount_unescape(point);
-		strip_slashes(point);
-		found = !strcmp(point, want);
-	}
-	free(line);
-	fclose(f);
-	return found;
+	return a.found;
 }
 
 /* Short errno names for drain reasons ("statfs EIO" reads better than a

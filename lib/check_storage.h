@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "check.h"
+#include "mounts.h"
 
 /* Check one mount point: listed in <sysroot>/proc/self/mounts (or
  * /proc/mounts), then statfs() on the real path. statfs cannot be redirected
@@ -19,9 +20,5 @@ int golden_check_mount_one(const char *mnt, const char *sysroot, struct golden_c
 /* Is mnt a mount point in the mount table under sysroot? 1 yes, 0 no, -1 the
  * table cannot be read. Trailing slashes in mnt are ignored. */
 int golden_mount_listed(const char *sysroot, const char *mnt);
-
-/* Decode the octal escapes of a /proc/mounts field (\040 space, \011 tab,
- * \012 newline, \134 backslash) in place. */
-void golden_mount_unescape(char *s);
 
 #endif

@@ -1,8 +1,6 @@
 #include "conf.h"
 
 #include <stdio.h>
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "strutil.h"
@@ -103,45 +101,14 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 				    err,
 				    "plugstack argument user_env=%s: expected respect or override",
 				    val);
-		} else if (!strcmp(key, "teardown_flush")) {
-			if (golden_flush_mode_parse(val, &conf->teardown.mode) < 0)
-				return golden_err_set(
-				    err,
-				    "plugstack argument teardown_flush=%s: expected "
-				    "auto, always or off",
-				    val);
-		} else if (!strcmp(key, "teardown_threshold")) {
-			if (golden_size_parse(val, &conf->teardown.threshold_bytes) < 0)
-				return golden_err_set(err,
-				                      "plugstack argument teardown_threshold=%s: "
-				                      "expected bytes, optionally with K, M or G "
-				                      "(e.g. 256M)",
-				                      val);
-		} else if (!strcmp(key, "teardown_inodes")) {
-			char *end;
-			long long n;
+		} else if (!strcmp(key, "teardown_flush") || !strcmp(key, "teardown_threshold") ||
+		           !strcmp(key, "teardown_inodes") ||
+		           !strcmp(key, "teardown_deadline_ms")) {
+			struct golden_err why = {{0}};
 
-			errno = 0;
-			n = strtoll(val, &end, 10);
-			if (errno || end == val || *end || n < 0)
-				return golden_err_set(
-				    err,
-				    "plugstack argument teardown_inodes=%s: expected "
-				    "a number of inodes (e.g. 10000)",
-				    val);
-			conf->teardown.threshold_inodes = n;
-		} else if (!strcmp(key, "teardown_deadline_ms")) {
-			char *end;
-			long n;
-
-			errno = 0;
-			n = strtol(val, &end, 10);
-			if (errno || end == val || *end || n < 10 || n > 600000)
-				return golden_err_set(err,
-				                      "plugstack argument teardown_deadline_ms=%s: "
-				                      "expected 10-600000",
-				                      val);
-			conf->teardown.deadline_ms = (int)n;
+			if (golden_teardown_opt_set(&conf->teardown, key + 9, val, &why) < 0)
+				return golden_err_set(err, "plugstack argument '%s': %s", arg,
+				                      why.msg);
 		} else if (!strcmp(key, "teardown_dir")) {
 			if (parse_path(key, val, conf->teardown_dir, sizeof(conf->teardown_dir),
 			               false, err))

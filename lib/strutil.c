@@ -99,3 +99,15 @@ unsigned golden_fnv1a(const char *s)
 	}
 	return h;
 }
+
+bool golden_list_has(const char *list, char sep, const char *item)
+{
+	size_t n = strlen(item);
+
+	if (!n)
+		return false;
+	for (const char *p = list; (p = strstr(p, item)); p += n)
+		if ((p == list || p[-1] == sep) && (p[n] == sep || p[n] == '\0' || p[n] == '\n'))
+			return true;
+	return false;
+}

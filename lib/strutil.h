@@ -22,6 +22,10 @@ bool golden_is_safe_name(const char *s, size_t maxlen);
 
 bool golden_str_startswith(const char *s, const char *prefix);
 
+/* Is item one of the sep-separated words of list? ("rw,noatime", ',',
+ * "noatime"; "cpu io memory", ' ', "io" -- but not "iommu".) */
+bool golden_list_has(const char *list, char sep, const char *item);
+
 /* 32-bit FNV-1a, for short fingerprints. */
 unsigned golden_fnv1a(const char *s);
 

@@ -27,7 +27,7 @@ int golden_sys_path(const char *root, const char *abspath, char *buf, size_t len
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
-ssize_t golden_sys_read(const char *root, const char *abspath, char *buf, size_t len)
+ssize_t golden_sys_read_all(const char *root, const char *abspath, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	FILE *f;
@@ -49,6 +49,13 @@ ssize_t golden_sys_read(const char *root, const char *abspath, char *buf, size_t
 	}
 	fclose(f);
 	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+ssize_t golden_sys_read(const char *root, const char *abspath, char *buf, size_t len)
+{
+	if (golden_sys_read_all(root, abspath, buf, len) < 0)
+		return -1;
 	/* First line only: sysfs attributes are one value per file. */
 	buf[strcspn(buf, "\n")] = '\0';
 	golden_rtrim(buf);

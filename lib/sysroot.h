@@ -17,6 +17,10 @@ int golden_sys_path(const char *root, const char *abspath, char *buf, size_t len
  * Returns the length, or -1 (errno set) if it cannot be read. */
 ssize_t golden_sys_read(const char *root, const char *abspath, char *buf, size_t len);
 
+/* Read a whole small file (procfs/cgroupfs tables such as memory.stat),
+ * NUL-terminated, cut at len - 1. Returns the length, or -1 (errno set). */
+ssize_t golden_sys_read_all(const char *root, const char *abspath, char *buf, size_t len);
+
 /* Read the file as an integer (decimal, or hex with 0x). Returns 0 or -1. */
 int golden_sys_read_long(const char *root, const char *abspath, long *value);
 

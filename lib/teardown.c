@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +14,14 @@
 #include <json-c/json.h>
 
 #include "check_run.h"
-#include "check_storage.h"
+#include "mounts.h"
 #include "statefile.h"
 #include "strutil.h"
 #include "sysroot.h"
 
 #define MAX_FLUSH_MOUNTS 32
 
-int golden_flush_mode_parse(const char *s, enum golden_flush_mode *mode)
+static int flush_mode_parse(const char *s, enum golden_flush_mode *mode)
 {
 	if (!strcmp(s, "auto"))
 		*mode = GOLDEN_FLUSH_AUTO;
@@ -33,12 +34,7 @@ int golden_flush_mode_parse(const char *s, enum golden_flush_mode *mode)
 	return 0;
 }
 
-const char *golden_flush_mode_name(enum golden_flush_mode mode)
-{
-	return mode == GOLDEN_FLUSH_AUTO ? "auto" : mode == GOLDEN_FLUSH_ALWAYS ? "always" : "off";
-}
-
-int golden_size_parse(const char *s, long long *bytes)
+static int size_parse(const char *s, long long *bytes)
 {
 	char *end;
 	long long v;
@@ -76,6 +72,44 @@ int golden_size_parse(const char *s, long long *bytes)
 	return 0;
 }
 
+static int number_parse(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno || end == s || *end || n < min || n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+int golden_teardown_opt_set(struct golden_teardown_opts *o, const char *key, const char *val,
+                            struct golden_err *err)
+{
+	long long n;
+
+	if (!strcmp(key, "flush")) {
+		if (flush_mode_parse(val, &o->mode) < 0)
+			return golden_err_set(err, "expected auto, always or off");
+	} else if (!strcmp(key, "threshold")) {
+		if (size_parse(val, &o->threshold_bytes) < 0)
+			return golden_err_set(
+			    err, "expected bytes, optionally with K, M or G (e.g. 256M)");
+	} else if (!strcmp(key, "inodes")) {
+		if (number_parse(val, 0, LLONG_MAX, &o->threshold_inodes) < 0)
+			return golden_err_set(err, "expected a number of inodes (e.g. 10000)");
+	} else if (!strcmp(key, "deadline_ms")) {
+		if (number_parse(val, 10, 600000, &n) < 0)
+			return golden_err_set(err, "expected 10-600000");
+		o->deadline_ms = (int)n;
+	} else {
+		return golden_err_set(err, "unknown teardown setting '%s'", key);
+	}
+	return 0;
+}
+
 static long long now_us(void)
 {
 	struct timespec ts;
@@ -84,53 +118,26 @@ static long long now_us(void)
 	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Filesystems that attach inodes to cgroup writeback contexts and sit on a
- * real block device (SB_I_CGROUPWB), plus the Lustre client (2.16+). */
-static bool flushable(const char *src, const char *type, const char *opts)
-{
-	static const char *const block[] = {"ext4", "ext3", "ext2", "xfs", "btrfs", "f2fs", NULL};
-
-	if (!strcmp(opts, "ro") || golden_str_startswith(opts, "ro,"))
-		return false;
-	if (!strcmp(type, "lustre"))
-		return true;
-	for (int i = 0; block[i]; i++)
-		if (!strcmp(type, block[i]))
-			return golden_str_startswith(src, "/dev/");
-	return false;
-}
-
 struct flush_list {
 	int n;
 	char mnt[MAX_FLUSH_MOUNTS][512];
+	char src[MAX_FLUSH_MOUNTS][256];
 };
 
-/* One mount per filesystem: bind mounts of the same device are synced once. */
-static void flush_targets(const char *sysroot, struct flush_list *fl)
+/* Writable filesystems with cgroup writeback, one mount per filesystem:
+ * bind mounts of the same device are synced once. */
+static int add_target(const struct golden_mount *m, void *arg)
 {
-	char path[PATH_MAX], line[4096], seen[MAX_FLUSH_MOUNTS][256];
-	FILE *f;
+	struct flush_list *fl = arg;
 
-	fl->n = 0;
-	if (golden_sys_path(sysroot, "/proc/self/mounts", path, sizeof(path)) < 0 ||
-	    !(f = fopen(path, "re")))
-		return;
-	while (fl->n < MAX_FLUSH_MOUNTS && fgets(line, sizeof(line), f)) {
-		char src[256], mnt[512], type[64], opts[1024];
-		bool dup = false;
-
-		if (sscanf(line, "%255s %511s %63s %1023s", src, mnt, type, opts) != 4 ||
-		    !flushable(src, type, opts))
-			continue;
-		for (int i = 0; i < fl->n && !dup; i++)
-			dup = !strcmp(seen[i], src);
-		if (dup)
-			continue;
-		golden_mount_unescape(mnt);
-		golden_strlcpy(seen[fl->n], src, sizeof(seen[0]));
-		golden_strlcpy(fl->mnt[fl->n++], mnt, sizeof(fl->mnt[0]));
-	}
-	fclose(f);
+	if (!golden_fs_cgroup_writeback(m) || golden_mount_has_opt(m, "ro"))
+		return 0;
+	for (int i = 0; i < fl->n; i++)
+		if (!strcmp(fl->src[i], m->src))
+			return 0;
+	golden_strlcpy(fl->src[fl->n], m->src, sizeof(fl->src[0]));
+	golden_strlcpy(fl->mnt[fl->n++], m->point, sizeof(fl->mnt[0]));
+	return fl->n == MAX_FLUSH_MOUNTS;
 }
 
 /* In the child: syncfs every target; a hung one costs the deadline. */
@@ -154,10 +161,14 @@ int golden_teardown_probe(const char *cgdir, const struct golden_teardown_opts *
 {
 	long long t0 = now_us(), bytes;
 	int version = 0;
+	struct golden_cg_roots roots;
 	struct flush_list *fl;
 
 	memset(r, 0, sizeof(*r));
 	r->action = "no-cgroup";
+	/* One pass over the mount table serves the step lookup and the exposure. */
+	if (golden_cg_roots_read(o->sysroot, &roots) < 0)
+		return 0;
 	if (cgdir) {
 		char probe[PATH_MAX + 32];
 
@@ -165,14 +176,16 @@ int golden_teardown_probe(const char *cgdir, const struct golden_teardown_opts *
 		/* A v2 directory has cgroup.controllers, a v1 one does not. */
 		snprintf(probe, sizeof(probe), "%s/cgroup.controllers", cgdir);
 		version = access(probe, F_OK) == 0 ? 2 : 1;
-	} else if (golden_cg_step_dir(o->sysroot, r->cgroup, sizeof(r->cgroup), &version) < 0) {
+	} else if (golden_cg_step_dir(o->sysroot, &roots, r->cgroup, sizeof(r->cgroup), &version) <
+	           0) {
 		return 0;
 	}
 	if (golden_cg_measure(o->sysroot, r->cgroup, version, &r->before) < 0) {
 		r->measure_us = (int)(now_us() - t0);
 		return 0;
 	}
-	r->exposed = golden_cg_writeback_on(o->sysroot, r->exposure, sizeof(r->exposure)) == 1;
+	r->exposed =
+	    golden_cg_writeback_on(o->sysroot, &roots, r->exposure, sizeof(r->exposure)) == 1;
 	r->measure_us = (int)(now_us() - t0);
 	r->after = r->before;
 	bytes = (r->before.dirty > 0 ? r->before.dirty : 0) +
@@ -194,7 +207,8 @@ int golden_teardown_probe(const char *cgdir, const struct golden_teardown_opts *
 		r->action = "flush-failed";
 		return 0;
 	}
-	flush_targets(o->sysroot, fl);
+	fl->n = 0;
+	golden_mounts_each(o->sysroot, add_target, fl);
 	r->nmounts = fl->n;
 	{
 		long long f0 = now_us();

@@ -44,10 +44,13 @@ struct golden_teardown_result {
 	int measure_us; /* cost of measuring */
 };
 
-/* Parse "teardown_flush" values, and byte sizes "256M", "1G", "4096". */
-int golden_flush_mode_parse(const char *s, enum golden_flush_mode *mode);
-const char *golden_flush_mode_name(enum golden_flush_mode mode);
-int golden_size_parse(const char *s, long long *bytes);
+/* Set one option from text, for plugstack.conf (teardown_KEY=VALUE) and
+ * golden teardown (--KEY VALUE) alike. key: flush (auto|always|off),
+ * threshold (bytes, K/M/G), inodes, deadline_ms (10-600000); key names not
+ * in that list fail as unknown. On a bad value err says what would be
+ * right. Returns 0 or -1. */
+int golden_teardown_opt_set(struct golden_teardown_opts *o, const char *key, const char *val,
+                            struct golden_err *err);
 
 /* Probe cgdir (NULL: the caller's own step cgroup). Returns 0; r->action
  * says what happened. */

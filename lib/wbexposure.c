@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cgmem.h"
-#include "check_storage.h"
+#include "mounts.h"
 #include "strutil.h"
 #include "sysroot.h"
 
@@ -65,62 +65,53 @@ enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, cha
 /* The Lustre client sets SB_I_CGROUPWB only since 2.16 (LU-16954). Its
  * version is in /sys/fs/lustre/version (older clients: /proc/fs/lustre).
  * Returns 1 (cgroup writeback), 0 (older client), -1 (unknown: assume yes). */
-static int lustre_cgwb(const char *sysroot, char *ver, size_t len)
+static int lustre_cgwb(const char *sysroot)
 {
+	char ver[64];
+	const char *digits;
 	int major = 0, minor = 0;
 
-	if (golden_sys_read(sysroot, "/sys/fs/lustre/version", ver, len) < 0 &&
-	    golden_sys_read(sysroot, "/proc/fs/lustre/version", ver, len) < 0) {
-		snprintf(ver, len, "unknown");
+	if (golden_sys_read(sysroot, "/sys/fs/lustre/version", ver, sizeof(ver)) < 0 &&
+	    golden_sys_read(sysroot, "/proc/fs/lustre/version", ver, sizeof(ver)) < 0)
 		return -1;
-	}
 	/* "2.15.4" or "lustre: 2.15.4" */
-	if (sscanf(strpbrk(ver, "0123456789") ? strpbrk(ver, "0123456789") : "", "%d.%d", &major,
-	           &minor) != 2)
+	digits = strpbrk(ver, "0123456789");
+	if (!digits || sscanf(digits, "%d.%d", &major, &minor) != 2)
 		return -1;
 	return major > 2 || (major == 2 && minor >= 16);
 }
 
-static void read_mounts(const char *sysroot, struct golden_exposure *e)
+struct fs_arg {
+	struct golden_exposure *e;
+	int lustre; /* lustre_cgwb(), read once */
+};
+
+static int add_fs(const struct golden_mount *m, void *arg)
 {
-	static const char *const types[] = {"ext4", "ext3", "xfs", "btrfs", "f2fs", "lustre", NULL};
-	char path[PATH_MAX], line[4096];
-	FILE *f;
+	struct fs_arg *a = arg;
+	struct golden_exposure *e = a->e;
 
-	if (golden_sys_path(sysroot, "/proc/self/mounts", path, sizeof(path)) < 0 ||
-	    !(f = fopen(path, "re")))
-		return;
-	while (e->nfs < GOLDEN_EXPOSURE_MAX_FS && fgets(line, sizeof(line), f)) {
-		char src[256], mnt[512], type[64], opts[1024];
-		bool known = false, noatime, lazy;
-
-		if (sscanf(line, "%255s %511s %63s %1023s", src, mnt, type, opts) != 4)
-			continue;
-		for (int i = 0; types[i]; i++)
-			known |= !strcmp(type, types[i]);
-		if (!known || (strcmp(type, "lustre") && !golden_str_startswith(src, "/dev/")))
-			continue;
-		golden_mount_unescape(mnt);
-		if (!strcmp(type, "lustre")) {
-			char ver[64];
-
-			if (lustre_cgwb(sysroot, ver, sizeof(ver)) == 0)
-				continue; /* a client before 2.16: no cgroup writeback */
-		}
-		noatime = strstr(opts, "noatime") != NULL;
-		lazy = strstr(opts, "lazytime") != NULL;
-		if (snprintf(e->fs[e->nfs++], sizeof(e->fs[0]), "%s %s %s%s", mnt, type,
-		             noatime ? "noatime" : "atime updates on reads attach inodes",
-		             lazy ? ", lazytime (dirty-time inodes take the slow path)" : "") >=
-		    (int)sizeof(e->fs[0]))
-			continue; /* a long mount point: the line is cut, that is all */
-	}
-	fclose(f);
+	if (!golden_fs_cgroup_writeback(m))
+		return 0;
+	if (!strcmp(m->type, "lustre") && a->lustre == 0)
+		return 0; /* a client before 2.16: no cgroup writeback */
+	if (snprintf(e->fs[e->nfs++], sizeof(e->fs[0]), "%s %s %s%s", m->point, m->type,
+	             golden_mount_has_opt(m, "noatime") ? "noatime"
+	                                                : "atime updates on reads attach inodes",
+	             golden_mount_has_opt(m, "lazytime")
+	                 ? ", lazytime (dirty-time inodes take the slow path)"
+	                 : "") >= (int)sizeof(e->fs[0]))
+		e->fs[e->nfs - 1][sizeof(e->fs[0]) - 1] = '\0'; /* a long mount point: cut */
+	return e->nfs == GOLDEN_EXPOSURE_MAX_FS;
 }
 
 void golden_exposure_read(const char *sysroot, struct golden_exposure *e)
 {
+	struct golden_cg_roots roots;
+	struct fs_arg fa;
+
 	memset(e, 0, sizeof(*e));
+	fa = (struct fs_arg){e, lustre_cgwb(sysroot)};
 	if (golden_sys_read(sysroot, "/proc/sys/kernel/osrelease", e->release, sizeof(e->release)) <
 	    0)
 		golden_strlcpy(e->release, "unknown", sizeof(e->release));
@@ -128,8 +119,10 @@ void golden_exposure_read(const char *sysroot, struct golden_exposure *e)
 		e->major = e->minor = e->patch = 0;
 	e->fix = golden_kernel_fix_of(e->major, e->minor, e->patch, e->kernel_why,
 	                              sizeof(e->kernel_why));
-	e->cgwb = golden_cg_writeback_on(sysroot, e->cgwb_why, sizeof(e->cgwb_why)) == 1;
-	read_mounts(sysroot, e);
+	if (golden_cg_roots_read(sysroot, &roots) < 0)
+		roots.v1_memory[0] = roots.v2[0] = '\0';
+	e->cgwb = golden_cg_writeback_on(sysroot, &roots, e->cgwb_why, sizeof(e->cgwb_why)) == 1;
+	golden_mounts_each(sysroot, add_fs, &fa);
 	e->exposed = e->cgwb && e->nfs > 0 &&
 	             (e->fix == GOLDEN_KFIX_UNFIXED || e->fix == GOLDEN_KFIX_PARTIAL ||
 	              e->fix == GOLDEN_KFIX_UNKNOWN);

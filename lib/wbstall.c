@@ -236,27 +236,20 @@ static void sleep_ms(int ms)
 
 static void read_context(const char *sysroot, struct golden_stall_evidence *ev)
 {
-	char buf[512], mnt[PATH_MAX], *p;
+	char buf[4096], *p;
+	struct golden_cg_roots roots;
 
 	ev->psi_cpu_some10 = -1;
 	ev->dying_cgroups = -1;
 	if (golden_sys_read(sysroot, "/proc/pressure/cpu", buf, sizeof(buf)) >= 0 &&
 	    (p = strstr(buf, "avg10=")))
 		ev->psi_cpu_some10 = strtod(p + 6, NULL);
-	if (golden_mount_find(sysroot, "cgroup2", NULL, mnt, sizeof(mnt)) == 0) {
-		char path[PATH_MAX], rel[PATH_MAX + 16];
-		FILE *f;
+	if (golden_cg_roots_read(sysroot, &roots) == 0 && roots.v2[0]) {
+		char rel[PATH_MAX + 16];
 
-		snprintf(rel, sizeof(rel), "%s/cgroup.stat", mnt);
-		if (golden_sys_path(sysroot, rel, path, sizeof(path)) == 0 &&
-		    (f = fopen(path, "re"))) {
-			char line[128];
-
-			while (fgets(line, sizeof(line), f))
-				if (golden_str_startswith(line, "nr_dying_descendants "))
-					ev->dying_cgroups = strtol(line + 21, NULL, 10);
-			fclose(f);
-		}
+		snprintf(rel, sizeof(rel), "%s/cgroup.stat", roots.v2);
+		if (golden_sys_read_all(sysroot, rel, buf, sizeof(buf)) >= 0)
+			ev->dying_cgroups = (long)golden_cg_keyed(buf, "nr_dying_descendants");
 	}
 }
 
@@ -409,9 +402,16 @@ int golden_stall_attribute(struct golden_run_report *rep, const char *state_dir,
                            const char *sysroot)
 {
 	char code[GOLDEN_CODE_LEN] = "";
-	bool ran = false, stall = false;
+	bool ran = false, stall = false, storage_failed = false;
 	int changed = 0;
 
+	for (int i = 0; i < rep->n; i++)
+		storage_failed |=
+		    rep->out[i].chk->cls == GOLDEN_CHK_STORAGE &&
+		    (rep->out[i].res.status == GOLDEN_ST_FAIL || rep->out[i].timed_out);
+	/* Nothing to re-attribute: do not even read the marker (prolog budget). */
+	if (!storage_failed)
+		return 0;
 	for (int i = 0; i < rep->n; i++)
 		if (!strcmp(rep->out[i].chk->name, "wb-stall")) {
 			ran = true;

@@ -106,9 +106,14 @@ cg_dirty() {
 	cg=$(dirty_cgroup small 24)
 	before=$(cg_dirty "$cg")
 	[ "$before" -ge $((16 * MIB)) ]
-	run "$GOLDEN" teardown --cgroup "$cg" --flush always --threshold 256M --json
+	run "$GOLDEN" teardown --cgroup "$cg" --flush always --threshold 256M --json \
+		--record "$WORK/rec" --job 7 --step 0
 	echo "$output" >"$WORK/small.json"
 	[ "$(json "$WORK/small.json" 'j["action"]')" = below-threshold ]
+	# the record for the epilog: root-only file in root-only directories
+	[ "$(json "$WORK/rec/job_7/0.json" 'j["action"]')" = below-threshold ]
+	[ "$(stat -c %a "$WORK/rec/job_7/0.json")" = 600 ]
+	[ "$(stat -c %a "$WORK/rec/job_7")" = 700 ]
 	run "$GOLDEN" teardown --cgroup "$cg" --flush auto --threshold 1M --json
 	echo "$output" >"$WORK/auto.json"
 	[ "$(json "$WORK/auto.json" 'j["action"]')" = not-exposed ]
@@ -147,6 +152,7 @@ wait_log() {
 	run json "$WORK/epi-small.json" "$td"
 	echo "$output"
 	[[ $output =~ batch:\ [0-9]\ MiB\ dirty,\ below-threshold ]]
+	[ "$(stat -c %a "$WORK/teardown/n1")" = 700 ]
 	# the epilog consumed the records; nothing was drained
 	[ ! -e "$WORK/teardown/n1/job_$big" ]
 	[ "$(json "$WORK/epi-big.json" 'j["result"]')" != fail ]
@@ -237,6 +243,7 @@ start_hungfs() {
 	run json "$WORK/quiet.json" 'j["reason"]'
 	echo "$output"
 	[[ $output != kernel* ]]
+	[[ $output == "hc mounts timeout"* ]]
 	[ "$(json "$WORK/quiet.json" '[c for c in j["checks"] if c["name"] == "mounts"][0].get("timed_out")')" = True ]
 	# ...with it, the same timeout is the kernel's, and n2 is drained for it.
 	storm_root "$WORK/storm2" yes "$hung"

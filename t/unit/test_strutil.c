@@ -31,5 +31,12 @@ int main(void)
 
 	ok(golden_fnv1a("") == 2166136261u, "fnv1a offset basis");
 	ok(golden_fnv1a("a") == 0xe40c292cu, "fnv1a of 'a'");
+	ok(golden_list_has("rw,noatime,lazytime", ',', "noatime"), "list_has: middle word");
+	ok(golden_list_has("ro,relatime", ',', "ro"), "list_has: first word");
+	ok(!golden_list_has("rw,relatime", ',', "ro"), "list_has: no 'ro' inside 'relatime'");
+	ok(!golden_list_has("cpuset cpu iommu memory", ' ', "io"), "list_has: 'io' is not 'iommu'");
+	ok(golden_list_has("cpuset cpu io memory\n", ' ', "memory"),
+	   "list_has: last word, newline");
+	ok(!golden_list_has("a b", ' ', ""), "list_has: empty item never matches");
 	return done_testing();
 }

@@ -147,13 +147,18 @@ static void test_cgroup(void)
 	struct golden_cgmem m;
 	int v = 0;
 
-	ok(golden_cg_step_dir(root, dir, sizeof(dir), &v) == 0,
+	struct golden_cg_roots roots;
+
+	ok(golden_cg_roots_read(root, &roots) == 0 && !roots.v1_memory[0],
+	   "one pass: no v1 memory");
+	is(roots.v2, "/sys/fs/cgroup", "cgroup2 root");
+	ok(golden_cg_step_dir(root, &roots, dir, sizeof(dir), &v) == 0,
 	   "v2: step dir found from /proc/self/cgroup");
 	snprintf(want, sizeof(want), "%s" STEP, root);
 	is(dir, want, "v2: slurmstepd's .../step_0/slurm maps to its step");
 	is_int(v, 2, "v2 hierarchy");
-	ok(golden_cg_writeback_on(root, why, sizeof(why)) == 1, "memory+io on v2: exposed (%s)",
-	   why);
+	ok(golden_cg_writeback_on(root, &roots, why, sizeof(why)) == 1,
+	   "memory+io on v2: exposed (%s)", why);
 	ok(golden_cg_measure(root, dir, 2, &m) == 0, "memory.stat read");
 	is_int((long)m.dirty, 1073741824L, "file_dirty");
 	is_int((long)m.writeback, 52428800L, "file_writeback");
@@ -272,6 +277,19 @@ static const struct golden_check storage_chk = {"mounts", GOLDEN_CHK_STORAGE, NU
 static const struct golden_check stall_chk = {"wb-stall", GOLDEN_CHK_KERNEL, NULL, 2000, 2};
 static const struct golden_check gpu_chk = {"gpu-count", GOLDEN_CHK_GPU, NULL, 2000, 1};
 
+/* A report whose first outcome is a storage check killed at its deadline. */
+static void storage_timed_out(struct golden_run_report *rep, const struct golden_check *second)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->n = 2;
+	rep->out[0].chk = &storage_chk;
+	rep->out[0].timed_out = true;
+	rep->out[0].res.status = GOLDEN_ST_FAIL;
+	rep->out[0].res.action = GOLDEN_ACTION_DRAIN;
+	rep->out[1].chk = second;
+	rep->worst = 0;
+}
+
 static void test_attribute(void)
 {
 	static struct golden_run_report rep;
@@ -279,15 +297,8 @@ static void test_attribute(void)
 	char state[4096], code[64];
 
 	snprintf(state, sizeof(state), "%s/state", root);
-	memset(&rep, 0, sizeof(rep));
-	rep.n = 2;
-	rep.out[0].chk = &storage_chk;
-	rep.out[0].timed_out = true;
-	rep.out[0].res.status = GOLDEN_ST_FAIL;
-	rep.out[0].res.action = GOLDEN_ACTION_DRAIN;
+	storage_timed_out(&rep, &gpu_chk);
 	snprintf(rep.out[0].res.code, sizeof(rep.out[0].res.code), "mounts timeout");
-	rep.out[1].chk = &gpu_chk;
-	rep.worst = 0;
 	is_int(golden_stall_attribute(&rep, state, root), 0,
 	       "no stall known: storage keeps the blame");
 	is(rep.out[0].res.code, "mounts timeout", "code unchanged");
@@ -306,23 +317,19 @@ static void test_attribute(void)
 	ok(!golden_stall_marked(state, root, code, sizeof(code)), "unmarked once the storm passed");
 
 	/* In the same run: the wb-stall outcome decides, not the marker. */
-	memset(&rep, 0, sizeof(rep));
-	rep.n = 2;
-	rep.out[0].chk = &storage_chk;
-	rep.out[0].timed_out = true;
-	rep.out[0].res.status = GOLDEN_ST_FAIL;
-	rep.out[0].res.action = GOLDEN_ACTION_DRAIN;
-	rep.out[1].chk = &stall_chk;
+	storage_timed_out(&rep, &stall_chk);
 	rep.out[1].res.status = GOLDEN_ST_FAIL;
 	rep.out[1].res.action = GOLDEN_ACTION_DRAIN;
 	snprintf(rep.out[1].res.code, sizeof(rep.out[1].res.code), "kernel wb-switch stall numa0");
-	rep.worst = 0;
 	is_int(golden_stall_attribute(&rep, state, root), 1, "same run: storage re-attributed");
 	is_int(rep.worst, 1, "the kernel outcome is the worst (same severity, kernel first)");
-	rep.out[1].res.status = GOLDEN_ST_OK;
-	rep.out[0].res.code[0] = '\0';
+	/* A marker from an earlier run is set, but this run's wb-stall passed:
+	 * the stall is over and the timeout is storage's again. */
+	storage_timed_out(&rep, &stall_chk);
+	ok(golden_stall_mark(state, root, &ev) == 0, "an earlier run's marker is still set");
 	is_int(golden_stall_attribute(&rep, state, root), 0,
-	       "wb-stall ran and passed: a storage timeout stays storage's");
+	       "wb-stall ran and passed: a storage timeout stays storage's despite the marker");
+	golden_stall_unmark(state);
 }
 
 static void test_exposure(void)
