@@ -94,7 +94,7 @@ assert {"xid","gpu-count","ib-ports"} <= names, names' "$WORK/log/n1.jsonl" "$jo
 @test "XID 79 on n2's GPU: the next job does not run there, is requeued onto a healthy node, n2 drained with golden's reason" {
 	kmsg "NVRM: Xid (PCI:0001:00:00): 79, pid=4242, name=python3, GPU has fallen off the bus."
 	# Keep n1 busy so the scheduler's first choice is n2.
-	hold=$(sbatch --parsable -w n1 --exclusive --wrap 'sleep 60')
+	hold=$(sbatch --parsable -o /dev/null -w n1 --exclusive --wrap 'sleep 60')
 	golden_wait_node_state n1 'ALLOCATED|MIXED' 30
 	jobid=$(sbatch --parsable -o "$WORK/out/xid.out" --wrap 'echo ran-on-$SLURMD_NODENAME')
 	# The prolog on n2 fails: Slurm requeues the job and delays its begin
@@ -140,7 +140,7 @@ assert {"xid","gpu-count","ib-ports"} <= names, names' "$WORK/log/n1.jsonl" "$jo
 
 @test "a hung NVML call costs only its deadline: reported by name, node drained" {
 	start=$(date +%s)
-	jobid=$(sbatch --parsable -w n4 --wrap 'echo ran')
+	jobid=$(sbatch --parsable -o /dev/null -w n4 --wrap 'echo ran')
 	golden_wait_node_state n4 'DRAIN' 40
 	run sinfo -h -R -n n4 -o '%E'
 	[[ "$output" == "hc gpu-ecc timeout"* ]]
@@ -154,14 +154,14 @@ assert c.get("timed_out") and r["duration_ms"] < 5000, r' "$WORK/log/n4.jsonl"
 
 @test "an application XID (13) is recorded for the job and drains nothing" {
 	kmsg "NVRM: Xid (PCI:0000:1b:00): 13, pid=777, name=train.py, Graphics Exception: ESR 0x405840=0x1"
-	jobid=$(golden_sbatch_wait -w n1 --wrap 'true')
+	jobid=$(golden_sbatch_wait -o /dev/null -w n1 --wrap 'true')
 	[ "$(golden_job_state "$jobid")" = COMPLETED ]
 	[ "$(golden_node_reason n1)" = "" ]
 	grep -q '"code":"gpu0 xid13' "$WORK/log/n1.jsonl"
 }
 
 @test "the epilog attributes an XID raised during the job to that job, without draining" {
-	jobid=$(sbatch --parsable -w n1 --wrap 'sleep 4')
+	jobid=$(sbatch --parsable -o /dev/null -w n1 --wrap 'sleep 4')
 	golden_wait_node_state n1 'ALLOCATED|MIXED' 30
 	kmsg "NVRM: Xid (PCI:0000:1b:00): 31, pid=888, name=train.py, MMU Fault: ENGINE GRAPHICS"
 	golden_wait_job "$jobid" 60
