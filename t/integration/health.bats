@@ -62,7 +62,7 @@ setup_file() {
 			"$GOLDEN_BUILDDIR/cli/golden" check --node "$n" --no-drain >/dev/null || true
 	done
 	golden_cluster_start --nodes 4 --prolog "$WORK/prolog" --epilog "$WORK/epilog" \
-		--conf-extra SchedulerParameters=nohold_on_prolog_fail
+		--conf-extra SchedulerParameters=nohold_on_prolog_fail --cred-expire 10
 }
 
 teardown_file() {
@@ -98,25 +98,14 @@ assert {"xid","gpu-count","ib-ports"} <= names, names' "$WORK/log/n1.jsonl" "$jo
 	golden_wait_node_state n1 'ALLOCATED|MIXED' 30
 	jobid=$(sbatch --parsable -o "$WORK/out/xid.out" --wrap 'echo ran-on-$SLURMD_NODENAME')
 	# The prolog on n2 fails: Slurm requeues the job and delays its begin
-	# time; wait for the requeue, then let it start now.
+	# time by the credential lifetime (--cred-expire 10 on this cluster).
 	for _ in $(seq 60); do
 		restarts=$(scontrol -o show job "$jobid" | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')
 		[ "${restarts:-0}" -ge 1 ] && break
 		sleep 0.5
 	done
 	[ "${restarts:-0}" -ge 1 ]
-	# Restarts counts up before the requeue sets the delayed begin time, so
-	# an early StartTime=now can be overwritten: repeat it while the job
-	# still waits for its begin time (bounded).
-	for _ in $(seq 120); do
-		info=$(scontrol -o show job "$jobid")
-		if [[ $info == *JobState=PENDING* && $info == *Reason=BeginTime* ]]; then
-			scontrol update JobId="$jobid" StartTime=now
-		fi
-		[[ $info == *JobState=PENDING* || $info == *JobState=CONFIGURING* || $info == *JobState=RUNNING* ]] || break
-		sleep 0.5
-	done
-	golden_wait_job "$jobid" 60
+	golden_wait_job "$jobid" 90
 	scancel "$hold"
 	[ "$(golden_job_state "$jobid")" = COMPLETED ]
 	run cat "$WORK/out/xid.out"
