@@ -93,9 +93,9 @@ int golden_kmsg_boot_id(const char *sysroot, char *buf, size_t len)
 	return 0;
 }
 
-static int cursor_path(const char *state_dir, const char *suffix, char *buf, size_t len)
+static int cursor_path(const char *state_dir, const char *name, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s/%s%s", state_dir, GOLDEN_KMSG_CURSOR, suffix);
+	int n = snprintf(buf, len, "%s/%s", state_dir, name);
 
 	if (n < 0 || (size_t)n >= len) {
 		errno = ENAMETOOLONG;
@@ -106,12 +106,18 @@ static int cursor_path(const char *state_dir, const char *suffix, char *buf, siz
 
 int golden_kmsg_cursor_load(const char *state_dir, char *boot_id, size_t len, uint64_t *seq)
 {
+	return golden_kmsg_cursor_load_as(state_dir, GOLDEN_KMSG_CURSOR, boot_id, len, seq);
+}
+
+int golden_kmsg_cursor_load_as(const char *state_dir, const char *name, char *boot_id, size_t len,
+                               uint64_t *seq)
+{
 	char path[PATH_MAX], buf[128], *sp;
 	const char *p;
 	ssize_t n;
 	int fd;
 
-	if (cursor_path(state_dir, "", path, sizeof(path)) < 0)
+	if (cursor_path(state_dir, name, path, sizeof(path)) < 0)
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -135,6 +141,12 @@ int golden_kmsg_cursor_load(const char *state_dir, char *boot_id, size_t len, ui
 
 int golden_kmsg_cursor_save(const char *state_dir, const char *boot_id, uint64_t seq)
 {
+	return golden_kmsg_cursor_save_as(state_dir, GOLDEN_KMSG_CURSOR, boot_id, seq);
+}
+
+int golden_kmsg_cursor_save_as(const char *state_dir, const char *name, const char *boot_id,
+                               uint64_t seq)
+{
 	char path[PATH_MAX], line[96];
 	int n;
 
@@ -143,7 +155,7 @@ int golden_kmsg_cursor_save(const char *state_dir, const char *boot_id, uint64_t
 		errno = EINVAL;
 		return -1;
 	}
-	if (golden_mkdir_p(state_dir) < 0 || cursor_path(state_dir, "", path, sizeof(path)) < 0)
+	if (golden_mkdir_p(state_dir) < 0 || cursor_path(state_dir, name, path, sizeof(path)) < 0)
 		return -1;
 	return golden_write_atomic(path, line, (size_t)n);
 }
@@ -201,13 +213,18 @@ static int next_record(struct reader *r, struct golden_kmsg_stats *st)
 	}
 }
 
-static int reader_open(struct reader *r, const char *path)
+bool golden_kmsg_is_live(const char *path)
 {
 	struct stat sb;
 
+	return !path || (stat(path, &sb) == 0 && S_ISCHR(sb.st_mode));
+}
+
+static int reader_open(struct reader *r, const char *path)
+{
 	r->fd = -1;
 	r->f = NULL;
-	r->dev = !path || (stat(path, &sb) == 0 && S_ISCHR(sb.st_mode));
+	r->dev = golden_kmsg_is_live(path);
 	if (r->dev) {
 		r->fd = open(path ? path : "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		return r->fd < 0 ? -1 : 0;
@@ -234,7 +251,10 @@ int golden_kmsg_scan(const char *path, const char *state_dir, const char *sysroo
 	int rc = 0, saved = 0;
 
 	memset(st, 0, sizeof(*st));
-	golden_kmsg_boot_id(sysroot, st->boot_id, sizeof(st->boot_id));
+	/* The boot id must belong to the log it keys: the live kernel log is
+	 * the running kernel's, whatever boot a fixture sysroot pretends. */
+	golden_kmsg_boot_id(golden_kmsg_is_live(path) ? NULL : sysroot, st->boot_id,
+	                    sizeof(st->boot_id));
 	if (state_dir && golden_kmsg_cursor_load(state_dir, cboot, sizeof(cboot), &cseq) == 0) {
 		/* Sequence numbers restart at every boot: another boot's cursor
 		 * says nothing about this buffer. */

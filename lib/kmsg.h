@@ -65,6 +65,9 @@ struct golden_kmsg_stats {
  * back to the real one. Returns 0, or -1 ("unknown" in buf). */
 int golden_kmsg_boot_id(const char *sysroot, char *buf, size_t len);
 
+/* Is path (NULL: /dev/kmsg) the live kernel log, a character device? */
+bool golden_kmsg_is_live(const char *path);
+
 /* Scan the records after the cursor in state_dir (none: from the start of
  * this boot's buffer). path NULL = /dev/kmsg; a character device is read as
  * /dev/kmsg, anything else as a file of records. state_dir NULL = no cursor.
@@ -79,5 +82,11 @@ int golden_kmsg_cursor_load(const char *state_dir, char *boot_id, size_t len, ui
 
 /* Save the cursor atomically (tmp + rename, 0600; state_dir 0700). 0 or -1. */
 int golden_kmsg_cursor_save(const char *state_dir, const char *boot_id, uint64_t seq);
+
+/* The same for another reader's cursor file (golden-watch keeps its own). */
+int golden_kmsg_cursor_load_as(const char *state_dir, const char *name, char *boot_id, size_t len,
+                               uint64_t *seq);
+int golden_kmsg_cursor_save_as(const char *state_dir, const char *name, const char *boot_id,
+                               uint64_t seq);
 
 #endif
