@@ -31,8 +31,14 @@ enum golden_action {
 enum golden_phase {
 	GOLDEN_PHASE_PROLOG = 1 << 0,
 	GOLDEN_PHASE_EPILOG = 1 << 1,
-	GOLDEN_PHASE_MANUAL = 1 << 2 /* golden check without --prolog/--epilog */
+	GOLDEN_PHASE_MANUAL = 1 << 2, /* golden check without --prolog/--epilog */
+	GOLDEN_PHASE_HEALTH = 1 << 3, /* HealthCheckProgram on an idle or drained node */
+	GOLDEN_PHASE_BUSY = 1 << 4    /* HealthCheckProgram while jobs run: passive only */
 };
+
+/* The health-check phases together: a check fit for both is passive (reads
+ * state, never disturbs or misreads a running job). */
+#define GOLDEN_PHASE_HEALTH_ANY (GOLDEN_PHASE_HEALTH | GOLDEN_PHASE_BUSY)
 
 #define GOLDEN_CODE_LEN   64  /* "gpu3 xid79 offbus": the start of the drain reason */
 #define GOLDEN_DETAIL_LEN 768 /* everything an operator needs to act */

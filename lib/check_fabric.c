@@ -33,7 +33,8 @@
 #include "strutil.h"
 #include "sysroot.h"
 
-#define PHASES (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL)
+#define PHASES                                                                                     \
+	(GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH_ANY)
 
 /* ------------------------------------------------------------ findings */
 

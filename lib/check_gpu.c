@@ -25,7 +25,8 @@
 #include "nvml.h"
 #include "strutil.h"
 
-#define GPU_PHASES      (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL)
+#define GPU_PHASES                                                                                 \
+	(GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH_ANY)
 #define GPU_DEADLINE_MS 2000
 
 struct gpu {
@@ -837,7 +838,8 @@ const struct golden_check golden_gpu_checks[] = {
     {"gpu-throttle", GOLDEN_CHK_GPU, check_throttle, GPU_DEADLINE_MS, GPU_PHASES},
     {"gpu-fabric", GOLDEN_CHK_GPU, check_fabric, GPU_DEADLINE_MS, GPU_PHASES},
     {"gpu-procs", GOLDEN_CHK_GPU, check_procs, GPU_DEADLINE_MS,
-     GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_MANUAL},
+     /* A running job's processes are not leftovers: idle health checks only. */
+     GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH},
     {"gpu-recovery", GOLDEN_CHK_GPU, check_recovery, GPU_DEADLINE_MS, GPU_PHASES},
     {NULL, GOLDEN_CHK_GPU, NULL, 0, 0},
 };

@@ -155,7 +155,8 @@ static void check_teardown(const struct golden_check_ctx *ctx, struct golden_che
 		golden_strlcpy(res->code, "kernel teardown flush", sizeof(res->code));
 }
 
-#define EPI (GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL)
+/* Health checks re-run wb-stall: that is how a passed stall clears its marker. */
+#define EPI (GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH_ANY)
 
 const struct golden_check golden_kernel_checks[] = {
     {"wb-stall", GOLDEN_CHK_KERNEL, check_wb_stall, 2000, EPI},

@@ -25,7 +25,8 @@
 #include "strutil.h"
 #include "sysroot.h"
 
-#define PHASES (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL)
+#define PHASES                                                                                     \
+	(GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH_ANY)
 
 /* "/lustre/" and "/lustre" are the same mount point; "/" stays "/". */
 static void strip_slashes(char *s)

@@ -25,7 +25,8 @@
 #include "strutil.h"
 #include "xid.h"
 
-#define PHASES     (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL)
+#define PHASES                                                                                     \
+	(GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH_ANY)
 #define MAX_GROUPS 32 /* distinct (fault, device) pairs listed; the rest are counted */
 
 struct group {

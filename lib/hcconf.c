@@ -25,6 +25,8 @@ void golden_hc_conf_init(struct golden_hc_conf *conf)
 	golden_strlcpy(conf->scontrol, "/usr/bin/scontrol", sizeof(conf->scontrol));
 	golden_strlcpy(conf->teardown_dir, GOLDEN_CACHEDIR "/teardown", sizeof(conf->teardown_dir));
 	conf->stall_sample_ms = 100;
+	conf->flap_count = 3;
+	conf->flap_hours = 24;
 }
 
 static int parse_int(const char *v, int min, int max, int *out)
@@ -54,6 +56,10 @@ static int parse_phases(const char *v, unsigned *out)
 			*out |= GOLDEN_PHASE_EPILOG;
 		else if (!strcmp(tok, "manual"))
 			*out |= GOLDEN_PHASE_MANUAL;
+		else if (!strcmp(tok, "healthcheck"))
+			*out |= GOLDEN_PHASE_HEALTH;
+		else if (!strcmp(tok, "healthcheck-busy"))
+			*out |= GOLDEN_PHASE_BUSY;
 		else
 			return -1;
 	}
@@ -155,9 +161,21 @@ static int apply(struct golden_hc_conf *c, const char *where, const char *key, c
 		return parse_int(v, 10, 2000, &c->stall_sample_ms)
 		           ? BAD("%s: stall_sample_ms = %s: expected 10-2000", where, v)
 		           : 0;
+	if (!strcmp(key, "flap_count"))
+		return parse_int(v, 0, 100, &c->flap_count)
+		           ? BAD("%s: flap_count = %s: expected 0-100 (0: never call a node "
+		                 "flapping)",
+		                 where, v)
+		           : 0;
+	if (!strcmp(key, "flap_hours"))
+		return parse_int(v, 1, 24 * 90, &c->flap_hours)
+		           ? BAD("%s: flap_hours = %s: expected 1-2160", where, v)
+		           : 0;
 	if (!strcmp(key, "topology") || !strcmp(key, "sysroot") || !strcmp(key, "state_dir") ||
-	    !strcmp(key, "log") || !strcmp(key, "scontrol") || !strcmp(key, "teardown_dir")) {
+	    !strcmp(key, "log") || !strcmp(key, "scontrol") || !strcmp(key, "teardown_dir") ||
+	    !strcmp(key, "metrics_dir")) {
 		char *dst = !strcmp(key, "topology")       ? c->topology
+		            : !strcmp(key, "metrics_dir")  ? c->metrics_dir
 		            : !strcmp(key, "sysroot")      ? c->sysroot
 		            : !strcmp(key, "state_dir")    ? c->state_dir
 		            : !strcmp(key, "log")          ? c->log_path
@@ -208,8 +226,10 @@ static int apply(struct golden_hc_conf *c, const char *where, const char *key, c
 				return BAD("%s: %s = %s: expected 10-600000", where, key, v);
 		} else if (!strcmp(dot + 1, "phases")) {
 			if (parse_phases(v, &o->phases))
-				return BAD("%s: %s = %s: expected a list of prolog, epilog, manual",
-				           where, key, v);
+				return BAD(
+				    "%s: %s = %s: expected a list of prolog, epilog, manual, "
+				    "healthcheck, healthcheck-busy",
+				    where, key, v);
 		} else {
 			return BAD("%s: %s: unknown setting; expected deadline_ms or phases", where,
 			           key);
@@ -219,7 +239,7 @@ static int apply(struct golden_hc_conf *c, const char *where, const char *key, c
 	return BAD(
 	    "%s: unknown key '%s'; expected gpus, ib_rate, link_layer, efa_count, gpudirect, "
 	    "mount, budget_ms, xid_scope, topology, sysroot, state_dir, log, scontrol, "
-	    "teardown_dir, stall_sample_ms, xid.N, "
+	    "teardown_dir, stall_sample_ms, flap_count, flap_hours, metrics_dir, xid.N, "
 	    "check.NAME",
 	    where, key);
 }

@@ -53,6 +53,9 @@ struct golden_hc_conf {
 	char teardown_dir[PATH_MAX]; /* teardown_dir = /run/slurm-golden/teardown (%n):
 	                                what the plugin's task_exit probe recorded */
 	int stall_sample_ms;         /* stall_sample_ms = 100: /proc/stat window */
+	int flap_count;              /* flap_count = 3: drains of one kind that mean flapping */
+	int flap_hours;              /* flap_hours = 24: ... within this many hours */
+	char metrics_dir[PATH_MAX];  /* metrics_dir = DIR (%n): node_exporter textfiles; "" off */
 };
 
 void golden_hc_conf_init(struct golden_hc_conf *conf);

@@ -222,10 +222,10 @@ static void test_table(void)
 	for (const struct golden_check *c = golden_fabric_checks; c->name; c++) {
 		n++;
 		ok(c->cls == GOLDEN_CHK_FABRIC && c->deadline_ms == 1000 &&
-		       c->phases ==
-		           (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL) &&
+		       c->phases == (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG |
+		                     GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH_ANY) &&
 		       c->fn,
-		   "%s: fabric class, 1000 ms, prolog|epilog|manual", c->name);
+		   "%s: fabric class, 1000 ms, prolog|epilog|manual|healthcheck(-busy)", c->name);
 	}
 	is_int(n, 5, "five fabric checks");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

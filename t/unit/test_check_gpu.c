@@ -379,13 +379,15 @@ static void test_table(void)
 	static const char *const names[] = {"gpu-count",  "gpu-ecc",    "gpu-remap",
 	                                    "gpu-pcie",   "gpu-nvlink", "gpu-throttle",
 	                                    "gpu-fabric", "gpu-procs",  "gpu-recovery"};
-	const unsigned all = GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL;
+	const unsigned all = GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL |
+	                     GOLDEN_PHASE_HEALTH_ANY;
 	int n = 0, good = 1;
 
 	for (const struct golden_check *c = golden_gpu_checks; c->name; c++, n++) {
-		unsigned want = strcmp(c->name, "gpu-procs") == 0
-		                    ? (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_MANUAL)
-		                    : all;
+		unsigned want =
+		    strcmp(c->name, "gpu-procs") == 0
+		        ? (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH)
+		        : all;
 
 		if (n >= 9 || strcmp(c->name, names[n]) != 0 || c->cls != GOLDEN_CHK_GPU ||
 		    !c->fn || c->deadline_ms != 2000 || c->phases != want) {
@@ -394,8 +396,8 @@ static void test_table(void)
 		}
 	}
 	is_int(n, 9, "golden_gpu_checks has 9 checks, terminated by {NULL}");
-	ok(good, "names, class GPU, 2000 ms deadlines; gpu-procs prolog|manual, others "
-	         "prolog|epilog|manual");
+	ok(good, "names, class GPU, 2000 ms deadlines; gpu-procs prolog|manual|healthcheck (never "
+	         "while a job runs), others in every phase");
 }
 
 int main(int argc, char **argv)

@@ -98,8 +98,9 @@ static void test_table(void)
 
 	ok(c != NULL, "mounts check exists");
 	ok(c && c->cls == GOLDEN_CHK_STORAGE && c->deadline_ms == 3000 &&
-	       c->phases == (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL),
-	   "mounts: storage class, 3000 ms, prolog|epilog|manual");
+	       c->phases == (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL |
+	                     GOLDEN_PHASE_HEALTH_ANY),
+	   "mounts: storage class, 3000 ms, every phase incl. health checks");
 	for (c = golden_storage_checks; c->name; c++)
 		n++;
 	is_int(n, 1, "one storage check");

@@ -399,8 +399,8 @@ static void test_check(void)
 	ok(strcmp(golden_xid_checks[0].name, "xid") == 0 &&
 	       golden_xid_checks[0].cls == GOLDEN_CHK_KERNEL &&
 	       golden_xid_checks[0].deadline_ms == 1000 &&
-	       golden_xid_checks[0].phases ==
-	           (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL) &&
+	       golden_xid_checks[0].phases == (GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG |
+	                                       GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH_ANY) &&
 	       golden_xid_checks[1].name == NULL,
 	   "check table: xid, kernel, 1000 ms, all phases, terminated");
 
