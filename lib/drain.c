@@ -159,16 +159,21 @@ int golden_node_query(const char *scontrol, const char *node, int timeout_ms,
 	return 0;
 }
 
-enum golden_drain_outcome golden_drain(const char *scontrol, const char *node, const char *reason,
-                                       struct golden_err *err)
+enum golden_drain_outcome golden_drain_seen(const char *scontrol, const char *node,
+                                            const char *reason, struct golden_node_state *seen,
+                                            struct golden_err *err)
 {
 	struct golden_node_state st = {{0}, {0}, false};
 	char nodearg[128], reasonarg[GOLDEN_REASON_MAX + 16];
 	char *argv[] = {(char *)scontrol, "update", nodearg, "State=DRAIN", reasonarg, NULL};
+	int qrc;
 
 	/* If we cannot see the node's state we cannot know whose drain it
 	 * is: do nothing rather than overwrite someone's reason. */
-	if (golden_node_query(scontrol, node, 5000, &st, err) < 0)
+	qrc = golden_node_query(scontrol, node, 5000, &st, err);
+	if (seen)
+		*seen = st;
+	if (qrc < 0)
 		return GOLDEN_DRAIN_FAILED;
 	if (st.drained_or_down)
 		return golden_reason_is_ours(st.reason) ? GOLDEN_ALREADY_OURS : GOLDEN_LEFT_FOREIGN;
@@ -180,4 +185,63 @@ enum golden_drain_outcome golden_drain(const char *scontrol, const char *node, c
 		return GOLDEN_DRAIN_FAILED;
 	}
 	return GOLDEN_DRAINED;
+}
+
+enum golden_drain_outcome golden_drain(const char *scontrol, const char *node, const char *reason,
+                                       struct golden_err *err)
+{
+	return golden_drain_seen(scontrol, node, reason, NULL, err);
+}
+
+/* Is the node drained (or draining) with exactly reason? */
+static bool drained_with(const struct golden_node_state *st, const char *reason)
+{
+	return strstr(st->state, "DRAIN") && !strcmp(st->reason, reason);
+}
+
+int golden_drain_reword(const char *scontrol, const char *node, const char *old_reason,
+                        const char *new_reason, struct golden_err *err)
+{
+	struct golden_node_state st;
+	char nodearg[128], reasonarg[GOLDEN_REASON_MAX + 16];
+	char *argv[] = {(char *)scontrol, "update", nodearg, "State=DRAIN", reasonarg, NULL};
+
+	if (golden_node_query(scontrol, node, 5000, &st, err) < 0)
+		return -1;
+	if (!drained_with(&st, old_reason))
+		return golden_err_set(err, "%s: the drain reason is no longer golden's", node);
+	snprintf(nodearg, sizeof(nodearg), "NodeName=%s", node);
+	snprintf(reasonarg, sizeof(reasonarg), "Reason=%s", new_reason);
+	golden_reason_sanitize(reasonarg);
+	if (golden_exec_capture(argv, NULL, 0, 5000) != 0)
+		return golden_err_set(err, "%s update NodeName=%s Reason=... failed", scontrol,
+		                      node);
+	return 0;
+}
+
+enum golden_resume_outcome golden_resume(const char *scontrol, const char *node,
+                                         const char *our_reason, struct golden_err *err)
+{
+	struct golden_node_state st;
+	char nodearg[128];
+	char *argv[] = {(char *)scontrol, "update", nodearg, "State=RESUME", NULL};
+
+	if (golden_node_query(scontrol, node, 5000, &st, err) < 0)
+		return GOLDEN_RESUME_FAILED;
+	if (!strstr(st.state, "DRAIN"))
+		return GOLDEN_RESUME_NOT_DRAINED;
+	if (!drained_with(&st, our_reason) || !golden_reason_is_ours(st.reason))
+		return GOLDEN_RESUME_NOT_OURS;
+	snprintf(nodearg, sizeof(nodearg), "NodeName=%s", node);
+	if (golden_exec_capture(argv, NULL, 0, 5000) != 0) {
+		golden_err_set(err, "%s update NodeName=%s State=RESUME failed", scontrol, node);
+		return GOLDEN_RESUME_FAILED;
+	}
+	return GOLDEN_RESUMED;
+}
+
+bool golden_node_busy(const struct golden_node_state *st)
+{
+	return strstr(st->state, "ALLOC") || strstr(st->state, "MIXED") ||
+	       strstr(st->state, "COMPLETING");
 }

@@ -30,6 +30,32 @@ enum golden_drain_outcome {
 enum golden_drain_outcome golden_drain(const char *scontrol, const char *node, const char *reason,
                                        struct golden_err *err);
 
+/* golden_drain, also returning the node's state as seen before (seen may
+ * be NULL; its state is "" when the query failed). */
+enum golden_drain_outcome golden_drain_seen(const char *scontrol, const char *node,
+                                            const char *reason, struct golden_node_state *seen,
+                                            struct golden_err *err);
+
+/* Re-word a drain golden holds: only while Slurm still shows old_reason.
+ * Returns 0, or -1 (not ours any more, or scontrol failed). */
+int golden_drain_reword(const char *scontrol, const char *node, const char *old_reason,
+                        const char *new_reason, struct golden_err *err);
+
+enum golden_resume_outcome {
+	GOLDEN_RESUMED,
+	GOLDEN_RESUME_NOT_DRAINED, /* someone resumed it already */
+	GOLDEN_RESUME_NOT_OURS,    /* the reason is not (any more) the one we set */
+	GOLDEN_RESUME_FAILED
+};
+
+/* Resume NODE only if it is drained with exactly our_reason (checked just
+ * before the update, from a fresh query). */
+enum golden_resume_outcome golden_resume(const char *scontrol, const char *node,
+                                         const char *our_reason, struct golden_err *err);
+
+/* Is a job running or completing on the node? */
+bool golden_node_busy(const struct golden_node_state *st);
+
 /* Parse one line of `scontrol -o show node` (exposed for tests). */
 void golden_node_parse(const char *line, struct golden_node_state *st);
 

@@ -36,6 +36,11 @@ int golden_mkdir_p(const char *dir)
 
 int golden_write_atomic(const char *path, const void *data, size_t len)
 {
+	return golden_write_atomic_mode(path, data, len, 0600);
+}
+
+int golden_write_atomic_mode(const char *path, const void *data, size_t len, unsigned mode)
+{
 	char tmp[PATH_MAX];
 	const char *p = data;
 	size_t off = 0;
@@ -46,7 +51,7 @@ int golden_write_atomic(const char *path, const void *data, size_t len)
 		return -1;
 	}
 	unlink(tmp); /* a leftover from a killed run with our pid is ours */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0)
 		return -1;
 	while (off < len) {
@@ -58,7 +63,8 @@ int golden_write_atomic(const char *path, const void *data, size_t len)
 			goto fail;
 		off += (size_t)w;
 	}
-	if (fsync(fd) < 0)
+	/* The umask must not narrow what a reader (node_exporter) needs. */
+	if (fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;

@@ -13,5 +13,7 @@ int golden_mkdir_p(const char *dir);
 /* Write data to path through a temporary file in the same directory
  * (O_EXCL|O_NOFOLLOW, mode 0600), fsync, rename. Returns 0 or -1 (errno). */
 int golden_write_atomic(const char *path, const void *data, size_t len);
+/* The same with another file mode (metrics that node_exporter reads: 0644). */
+int golden_write_atomic_mode(const char *path, const void *data, size_t len, unsigned mode);
 
 #endif
