@@ -43,6 +43,9 @@ struct json_object *golden_report_to_json(const struct golden_run_report *rep,
 	add_str(o, "reason", info->reason);
 	add_str(o, "drain", info->drain);
 	add_str(o, "topology", info->topology_note);
+	add_str(o, "resume", info->resume);
+	add_str(o, "waiting", info->waiting);
+	add_str(o, "node_state", info->node_state);
 	json_object_object_add(o, "duration_ms", json_object_new_int(rep->total_ms));
 	for (int i = 0; i < rep->n; i++) {
 		const struct golden_check_outcome *c = &rep->out[i];

@@ -12,6 +12,9 @@ struct golden_run_info {
 	const char *reason;        /* drain reason, NULL if none */
 	const char *drain;         /* what happened to the node: "drained", "already-ours", ... */
 	const char *topology_note; /* why topology is missing, NULL if fine */
+	const char *resume;        /* "resumed (transient cleared)", NULL */
+	const char *waiting;       /* what golden's held drain waits for, NULL */
+	const char *node_state;    /* health checks: idle or busy (passive only) */
 };
 
 struct json_object *golden_report_to_json(const struct golden_run_report *rep,

@@ -16,6 +16,8 @@
 #include "drain.h"
 #include "hcconf.h"
 #include "hclog.h"
+#include "lifecycle.h"
+#include "metrics.h"
 #include "reason.h"
 #include "strutil.h"
 #include "wbexposure.h"
@@ -32,8 +34,9 @@ struct hc_opts {
 static void usage(const char *prog, FILE *out)
 {
 	fprintf(out,
-	        "Usage: %s [--prolog|--epilog] [--config FILE] [--sysroot DIR] [--topology FILE]\n"
-	        "       %*s [--kmsg FILE] [--node NAME] [--json] [--no-drain] [--kernel]\n"
+	        "Usage: %s [--prolog|--epilog|--healthcheck] [--config FILE] [--sysroot DIR]\n"
+	        "       %*s [--topology FILE] [--kmsg FILE] [--node NAME] [--json] [--no-drain]\n"
+	        "       %*s [--kernel]\n"
 	        "\n"
 	        "Run slurm-golden's GPU, fabric, storage and kernel-log health checks, each in\n"
 	        "its own process under a hard deadline. On a failure the node is drained with a\n"
@@ -43,19 +46,29 @@ static void usage(const char *prog, FILE *out)
 	        "reason. Config: --config, $GOLDEN_CONF or " DEFAULT_CONF " (optional).\n"
 	        "--kernel prints the teardown-stall exposure report (kernel version against\n"
 	        "the fixes, cgroup writeback, filesystems) and exits 1 if exposed.\n"
+	        "--healthcheck is Slurm's HealthCheckProgram: passive checks only while a job\n"
+	        "runs, and a node golden drained is resumed once its fault has cleared as its\n"
+	        "class requires (transient: the check passes; gpu-reset: the GPU was\n"
+	        "re-initialised; reboot: the boot id changed; flapping: never).\n"
 	        "Exit status: 0 healthy or warnings, 1 a check failed, 2 usage/config error.\n",
-	        prog, (int)strlen(prog), "");
+	        prog, (int)strlen(prog), "", (int)strlen(prog), "");
 }
 
 static int parse(int argc, char **argv, struct hc_opts *o)
 {
-	static const struct option longopts[] = {
-	    {"prolog", no_argument, NULL, 'p'},         {"epilog", no_argument, NULL, 'e'},
-	    {"config", required_argument, NULL, 'c'},   {"sysroot", required_argument, NULL, 's'},
-	    {"topology", required_argument, NULL, 't'}, {"kmsg", required_argument, NULL, 'k'},
-	    {"node", required_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
-	    {"no-drain", no_argument, NULL, 'N'},       {"kernel", no_argument, NULL, 'K'},
-	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {{"prolog", no_argument, NULL, 'p'},
+	                                         {"epilog", no_argument, NULL, 'e'},
+	                                         {"config", required_argument, NULL, 'c'},
+	                                         {"sysroot", required_argument, NULL, 's'},
+	                                         {"topology", required_argument, NULL, 't'},
+	                                         {"kmsg", required_argument, NULL, 'k'},
+	                                         {"node", required_argument, NULL, 'n'},
+	                                         {"json", no_argument, NULL, 'j'},
+	                                         {"no-drain", no_argument, NULL, 'N'},
+	                                         {"kernel", no_argument, NULL, 'K'},
+	                                         {"healthcheck", no_argument, NULL, 'H'},
+	                                         {"help", no_argument, NULL, 'h'},
+	                                         {NULL, 0, NULL, 0}};
 	int c;
 
 	optind = 1;
@@ -67,6 +80,9 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 			break;
 		case 'e':
 			o->phase = GOLDEN_PHASE_EPILOG;
+			break;
+		case 'H':
+			o->phase = GOLDEN_PHASE_HEALTH;
 			break;
 		case 'c':
 			o->config = optarg;
@@ -108,9 +124,9 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 	return 0;
 }
 
-static int load_conf(const char *prog, const struct hc_opts *o, struct golden_hc_conf *conf)
+int golden_hc_load_conf(const char *prog, const char *config, struct golden_hc_conf *conf)
 {
-	const char *path = o->config ? o->config : getenv("GOLDEN_CONF");
+	const char *path = config ? config : getenv("GOLDEN_CONF");
 	struct golden_err err = {{0}};
 	struct stat st;
 
@@ -134,8 +150,8 @@ static int load_conf(const char *prog, const struct hc_opts *o, struct golden_hc
 	return 0;
 }
 
-static int expand(const char *prog, const char *key, const char *tmpl, const char *node, char *out,
-                  size_t len)
+int golden_hc_expand(const char *prog, const char *key, const char *tmpl, const char *node,
+                     char *out, size_t len)
 {
 	struct golden_err err = {{0}};
 
@@ -159,24 +175,39 @@ static void discover_child(void *shared, void *arg)
 		_exit(3);
 }
 
-static const char *phase_name(enum golden_phase p)
+void golden_hc_node_name(const char *opt, char *buf, size_t len)
 {
-	return p == GOLDEN_PHASE_PROLOG ? "prolog" : p == GOLDEN_PHASE_EPILOG ? "epilog" : "manual";
+	if (opt)
+		golden_strlcpy(buf, opt, len);
+	else if (getenv("SLURMD_NODENAME"))
+		golden_strlcpy(buf, getenv("SLURMD_NODENAME"), len);
+	else if (gethostname(buf, len) < 0)
+		golden_strlcpy(buf, "localhost", len);
+	buf[len - 1] = '\0';
 }
 
-static const char *drain_word(enum golden_drain_outcome d)
+int golden_hc_discover(const char *topology, const char *sysroot, struct golden_topo *topo)
 {
-	switch (d) {
-	case GOLDEN_DRAINED:
-		return "drained";
-	case GOLDEN_ALREADY_OURS:
-		return "already drained by golden";
-	case GOLDEN_LEFT_FOREIGN:
-		return "already drained or down for another reason: left alone";
-	case GOLDEN_DRAIN_FAILED:
-		break;
+	struct discover_arg darg;
+
+	darg.opts.topology_xml = topology && topology[0] ? topology : NULL;
+	darg.opts.sysroot = sysroot && sysroot[0] ? sysroot : NULL;
+	return golden_run_guarded(discover_child, &darg, topo, sizeof(*topo), 3000);
+}
+
+static const char *phase_name(enum golden_phase p)
+{
+	switch (p) {
+	case GOLDEN_PHASE_PROLOG:
+		return "prolog";
+	case GOLDEN_PHASE_EPILOG:
+		return "epilog";
+	case GOLDEN_PHASE_HEALTH:
+	case GOLDEN_PHASE_BUSY:
+		return "healthcheck";
+	default:
+		return "manual";
 	}
-	return "drain failed";
 }
 
 static void print_text(const struct golden_run_report *rep, const struct golden_run_info *info)
@@ -195,6 +226,10 @@ static void print_text(const struct golden_run_report *rep, const struct golden_
 	if (info->reason)
 		printf("reason: %s\nnode: %s\n", info->reason,
 		       info->drain ? info->drain : "not drained (--no-drain)");
+	if (info->resume)
+		printf("node: %s\n", info->resume);
+	if (info->waiting)
+		printf("golden holds its drain until %s\n", info->waiting);
 }
 
 struct exposure_text {
@@ -228,6 +263,26 @@ static int kernel_report(const char *sysroot)
 	return t.exposed ? 1 : 0;
 }
 
+/* HealthCheckProgram runs on idle, allocated and drained nodes alike: while
+ * a job runs only passive checks; if Slurm cannot tell, assume one runs. */
+static enum golden_phase health_phase(const struct golden_hc_conf *conf, const char *node,
+                                      struct golden_run_info *info)
+{
+	struct golden_node_state st;
+	struct golden_err err = {{0}};
+
+	if (golden_node_query(conf->scontrol, node, 5000, &st, &err) < 0) {
+		info->node_state = "unknown (scontrol failed): passive checks only";
+		return GOLDEN_PHASE_BUSY;
+	}
+	if (golden_node_busy(&st)) {
+		info->node_state = "busy: passive checks only";
+		return GOLDEN_PHASE_BUSY;
+	}
+	info->node_state = "idle";
+	return GOLDEN_PHASE_HEALTH;
+}
+
 int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 {
 	const char *prog = argv[0];
@@ -239,30 +294,28 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 	char reason[GOLDEN_REASON_MAX];
 	const struct golden_check *list[GOLDEN_MAX_CHECKS];
 	struct golden_run_report *rep = malloc(sizeof(*rep));
+	struct golden_lc_result *lcres = malloc(sizeof(*lcres));
 	struct golden_run_info info = {0};
+	char metrics[PATH_MAX];
 	struct golden_check_ctx ctx;
-	struct discover_arg darg;
 	const char *job = getenv("SLURM_JOB_ID");
 	int rc = 2, n, drc;
 
-	if (!conf || !topo || !rep || parse(argc, argv, &o) < 0 || load_conf(prog, &o, conf) < 0)
+	if (!conf || !topo || !rep || !lcres || parse(argc, argv, &o) < 0 ||
+	    golden_hc_load_conf(prog, o.config, conf) < 0)
 		goto out;
-	if (o.node)
-		golden_strlcpy(node, o.node, sizeof(node));
-	else if (getenv("SLURMD_NODENAME"))
-		golden_strlcpy(node, getenv("SLURMD_NODENAME"), sizeof(node));
-	else if (gethostname(node, sizeof(node)) < 0)
-		golden_strlcpy(node, "localhost", sizeof(node));
-	node[sizeof(node) - 1] = '\0';
+	golden_hc_node_name(o.node, node, sizeof(node));
 	if (!golden_is_safe_name(job ? job : "0", 32))
 		job = NULL;
-	if (expand(prog, "topology", o.topology ? o.topology : conf->topology, node, topopath,
-	           sizeof(topopath)) ||
-	    expand(prog, "sysroot", o.sysroot ? o.sysroot : conf->sysroot, node, sysroot,
-	           sizeof(sysroot)) ||
-	    expand(prog, "state_dir", conf->state_dir, node, state, sizeof(state)) ||
-	    expand(prog, "log", conf->log_path, node, logp, sizeof(logp)) ||
-	    expand(prog, "teardown_dir", conf->teardown_dir, node, tdir, sizeof(tdir)))
+	if (golden_hc_expand(prog, "topology", o.topology ? o.topology : conf->topology, node,
+	                     topopath, sizeof(topopath)) ||
+	    golden_hc_expand(prog, "sysroot", o.sysroot ? o.sysroot : conf->sysroot, node, sysroot,
+	                     sizeof(sysroot)) ||
+	    golden_hc_expand(prog, "state_dir", conf->state_dir, node, state, sizeof(state)) ||
+	    golden_hc_expand(prog, "log", conf->log_path, node, logp, sizeof(logp)) ||
+	    golden_hc_expand(prog, "teardown_dir", conf->teardown_dir, node, tdir, sizeof(tdir)) ||
+	    golden_hc_expand(prog, "metrics_dir", conf->metrics_dir, node, metrics,
+	                     sizeof(metrics)))
 		goto out;
 	if (o.kernel) {
 		rc = kernel_report(sysroot[0] ? sysroot : NULL);
@@ -271,17 +324,17 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 
 	info.node = node;
 	info.job_id = job ? job : "";
+	if (o.phase == GOLDEN_PHASE_HEALTH)
+		o.phase = health_phase(conf, node, &info);
 	info.phase = phase_name(o.phase);
-	darg.opts.topology_xml = topopath[0] ? topopath : NULL;
-	darg.opts.sysroot = sysroot[0] ? sysroot : NULL;
 	/* Discovery reads sysfs too: it gets a deadline like every check. */
-	drc = golden_run_guarded(discover_child, &darg, topo, sizeof(*topo), 3000);
+	drc = golden_hc_discover(topopath, sysroot, topo);
 	if (drc != 0)
 		info.topology_note = drc == 1 ? "discovery timed out after 3000 ms"
 		                              : "discovery failed (see golden topo)";
 	ctx = (struct golden_check_ctx){conf,
 	                                drc == 0 ? topo : NULL,
-	                                darg.opts.sysroot,
+	                                sysroot[0] ? sysroot : NULL,
 	                                node,
 	                                info.job_id,
 	                                o.phase,
@@ -295,16 +348,28 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 
 	rc = 0;
 	if (golden_reason_format(rep, reason, sizeof(reason)) == 0) {
-		struct golden_err err = {{0}};
-
 		info.reason = reason;
 		rc = 1;
-		if (!o.no_drain) {
-			info.drain = drain_word(golden_drain(conf->scontrol, node, reason, &err));
-			if (err.msg[0])
-				fprintf(stderr, "%s: %s\n", prog, err.msg);
-		}
 	}
+	if (!o.no_drain) {
+		struct golden_lc lc = {conf,    node,     state, ctx.sysroot, o.kmsg, info.phase,
+		                       metrics, ctx.topo, 0};
+		bool review = o.phase == GOLDEN_PHASE_HEALTH || o.phase == GOLDEN_PHASE_BUSY;
+
+		if (golden_lc_after_run(&lc, rep, review, lcres) < 0)
+			fprintf(stderr, "%s: cannot update the lifecycle ledger in %s\n", prog,
+			        state);
+		if (lcres->reason[0])
+			info.reason = lcres->reason;
+		info.drain = lcres->drain[0] ? lcres->drain : NULL;
+		info.resume = lcres->resume[0] ? lcres->resume : NULL;
+		info.waiting = lcres->waiting[0] ? lcres->waiting : NULL;
+		/* An owed drain was applied: this node must not take the job. */
+		if (lcres->applied_owed)
+			rc = 1;
+	}
+	if (metrics[0] && golden_metrics_checks(metrics, node, info.phase, rep) < 0)
+		fprintf(stderr, "%s: cannot write metrics to %s\n", prog, metrics);
 	if (golden_hclog_append(logp, rep, &info) < 0)
 		fprintf(stderr, "%s: cannot append to %s\n", prog, logp);
 	golden_hclog_syslog(rep, &info);
@@ -315,12 +380,17 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 		json_object_put(j);
 	} else if (o.phase == GOLDEN_PHASE_MANUAL || o.no_drain) {
 		print_text(rep, &info);
-	} else if (info.reason) {
-		fprintf(stderr, "%s: %s: %s\n", prog, node, reason);
+	} else if (info.reason || info.resume) {
+		fprintf(stderr, "%s: %s: %s%s%s\n", prog, node, info.reason ? info.reason : "",
+		        info.reason && info.drain ? ": " : "",
+		        info.resume  ? info.resume
+		        : info.drain ? info.drain
+		                     : "");
 	}
 out:
 	free(conf);
 	free(topo);
 	free(rep);
+	free(lcres);
 	return rc;
 }
