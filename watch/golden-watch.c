@@ -1,0 +1,9 @@
+/* golden-watch: the node's kernel-log watcher (see lib/watch.h). */
+#include <config.h>
+
+#include "watch.h"
+
+int main(int argc, char **argv)
+{
+	return golden_watch_main(argc, argv);
+}
