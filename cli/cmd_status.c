@@ -1,0 +1,334 @@
+/* golden status: the operator's view of one node's lifecycle. What Slurm
+ * says, whose drain it is, why golden drained it and what golden waits for
+ * before it resumes it, the owed drain, flap counts, golden-watch's health,
+ * and the recent history from the ledger and the JSON log. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "drain.h"
+#include "hcconf.h"
+#include "hcmain.h"
+#include "ledger.h"
+#include "lifecycle.h"
+#include "reason.h"
+#include "strutil.h"
+#include "watch.h"
+#include "wbstall.h"
+
+#define LOG_TAIL_BYTES 262144
+
+struct status_opts {
+	const char *config, *node;
+	bool json;
+	int history;
+};
+
+static void usage(void)
+{
+	printf("Usage: golden status [--config FILE] [--node NAME] [--json] [--history N]\n"
+	       "\n"
+	       "Show this node's health and lifecycle: its Slurm state and whose drain it is,\n"
+	       "what golden drained, when and why, what golden waits for before it resumes\n"
+	       "it, a drain owed while slurmctld was away, flap counts, golden-watch, and the\n"
+	       "last N (default 10) events and health-check runs.\n"
+	       "Exit status: 0 not drained by golden, 1 golden holds or owes a drain, 2 error.\n");
+}
+
+static void fmt_time(long long t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0) {
+		golden_strlcpy(buf, "-", len);
+		return;
+	}
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* The last records of the JSON log that are about this node, newest last. */
+static struct json_object *log_tail(const char *path, const char *node, int max)
+{
+	struct json_object *all = json_object_new_array(), *out = json_object_new_array();
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n;
+	size_t len;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		goto done;
+	len = st.st_size > LOG_TAIL_BYTES ? LOG_TAIL_BYTES : (size_t)st.st_size;
+	buf = malloc(len + 1);
+	if (!buf || lseek(fd, st.st_size - (off_t)len, SEEK_SET) < 0)
+		goto done;
+	n = read(fd, buf, len);
+	if (n < 0)
+		goto done;
+	buf[n] = '\0';
+	/* The first line may be cut: it fails to parse and is skipped. */
+	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct json_object *o = json_tokener_parse(line), *v;
+
+		if (o && json_object_object_get_ex(o, "node", &v) &&
+		    !strcmp(json_object_get_string(v), node))
+			json_object_array_add(all, o);
+		else
+			json_object_put(o);
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	len = json_object_array_length(all);
+	for (size_t i = len > (size_t)max ? len - (size_t)max : 0; i < len; i++)
+		json_object_array_add(out, json_object_get(json_object_array_get_idx(all, i)));
+	json_object_put(all);
+	return out;
+}
+
+static const char *jget(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : NULL;
+}
+
+static const char *jget_or(struct json_object *o, const char *k, const char *dflt)
+{
+	const char *v = jget(o, k);
+
+	return v ? v : dflt;
+}
+
+/* golden-watch: its state file, and whether that pid is a golden-watch. */
+static struct json_object *watch_state(const char *state_dir)
+{
+	char path[PATH_MAX], comm[64] = "", cpath[64];
+	struct json_object *o, *v;
+	FILE *f;
+	int pid;
+
+	if (snprintf(path, sizeof(path), "%s/%s", state_dir, GOLDEN_WATCH_STATE) >=
+	    (int)sizeof(path))
+		return NULL;
+	o = json_object_from_file(path);
+	if (!o)
+		return NULL;
+	pid = json_object_object_get_ex(o, "pid", &v) ? json_object_get_int(v) : 0;
+	snprintf(cpath, sizeof(cpath), "/proc/%d/comm", pid);
+	if (pid > 0 && (f = fopen(cpath, "re"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	json_object_object_add(o, "running",
+	                       json_object_new_boolean(strstr(comm, "golden-watch") != NULL));
+	return o;
+}
+
+static const char *ownership(const struct golden_node_state *st, bool queried,
+                             const struct golden_hold *h)
+{
+	if (!queried)
+		return "unknown (scontrol failed)";
+	if (!strstr(st->state, "DRAIN") && !strstr(st->state, "DOWN"))
+		return h->active && !h->applied ? "not drained: golden owes a drain" : "in service";
+	if (h->active && h->applied && !strcmp(st->reason, h->reason))
+		return "drained by golden";
+	if (golden_reason_is_ours(st->reason))
+		return "drained with a golden reason golden does not hold (left for an operator)";
+	return "drained or down for another reason: golden never touches it";
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"config", required_argument, NULL, 'c'}, {"node", required_argument, NULL, 'n'},
+	    {"json", no_argument, NULL, 'j'},         {"history", required_argument, NULL, 'H'},
+	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+	struct status_opts o = {NULL, NULL, false, 10};
+	struct golden_hc_conf *conf = malloc(sizeof(*conf));
+	struct golden_ledger *l = malloc(sizeof(*l));
+	struct golden_node_state st;
+	struct golden_err err = {{0}};
+	char node[64], state[PATH_MAX], logp[PATH_MAX], sysroot[PATH_MAX], stall[128] = "";
+	char waiting[320] = "", t1[32], t2[32], key[64];
+	struct json_object *out = NULL, *runs = NULL, *watch = NULL, *hist;
+	bool queried;
+	int c, rc = 2, ledger_rc, flaps = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o.config = optarg;
+			break;
+		case 'n':
+			o.node = optarg;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'H':
+			o.history = atoi(optarg);
+			if (o.history < 0 || o.history > 1000) {
+				cli_error("status", "--history %s: expected 0-1000", optarg);
+				goto out;
+			}
+			break;
+		case 'h':
+			usage();
+			rc = 0;
+			goto out;
+		default:
+			cli_error("status", "unknown option '%s' (see --help)", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (!conf || !l || golden_hc_load_conf("golden status", o.config, conf) < 0)
+		goto out;
+	golden_hc_node_name(o.node, node, sizeof(node));
+	if (golden_hc_expand("golden status", "state_dir", conf->state_dir, node, state,
+	                     sizeof(state)) ||
+	    golden_hc_expand("golden status", "log", conf->log_path, node, logp, sizeof(logp)) ||
+	    golden_hc_expand("golden status", "sysroot", conf->sysroot, node, sysroot,
+	                     sizeof(sysroot)))
+		goto out;
+	ledger_rc = golden_ledger_load(state, l);
+	queried = golden_node_query(conf->scontrol, node, 5000, &st, &err) == 0;
+	if (!queried)
+		memset(&st, 0, sizeof(st));
+	{
+		struct golden_lc lc = {
+		    conf, node, state, sysroot[0] ? sysroot : NULL, NULL, "status", NULL, NULL, 0};
+
+		golden_lc_waiting_for(&lc, &l->hold, waiting, sizeof(waiting));
+	}
+	if (l->hold.active) {
+		golden_lc_flap_key(l->hold.check, l->hold.code, key, sizeof(key));
+		flaps = golden_ledger_episodes(l, key, (long long)time(NULL), conf->flap_hours);
+	}
+	golden_stall_marked(state, sysroot[0] ? sysroot : NULL, stall, sizeof(stall));
+	runs = log_tail(logp, node, o.history);
+	watch = watch_state(state);
+
+	out = json_object_new_object();
+	json_object_object_add(out, "node", json_object_new_string(node));
+	json_object_object_add(out, "slurm_state",
+	                       json_object_new_string(queried ? st.state : "unknown"));
+	json_object_object_add(out, "slurm_reason", json_object_new_string(st.reason));
+	json_object_object_add(out, "ownership",
+	                       json_object_new_string(ownership(&st, queried, &l->hold)));
+	if (l->hold.active) {
+		struct json_object *h = json_object_new_object();
+
+		json_object_object_add(h, "applied", json_object_new_boolean(l->hold.applied));
+		json_object_object_add(h, "class",
+		                       json_object_new_string(golden_hold_class_name(l->hold.cls)));
+		json_object_object_add(h, "reason", json_object_new_string(l->hold.reason));
+		json_object_object_add(h, "check", json_object_new_string(l->hold.check));
+		json_object_object_add(h, "detail", json_object_new_string(l->hold.detail));
+		json_object_object_add(h, "source", json_object_new_string(l->hold.source));
+		json_object_object_add(h, "time", json_object_new_int64(l->hold.time));
+		json_object_object_add(h, "waiting_for", json_object_new_string(waiting));
+		json_object_object_add(h, "flaps_in_window", json_object_new_int(flaps));
+		json_object_object_add(out, "golden_drain", h);
+	}
+	if (stall[0])
+		json_object_object_add(out, "wb_stall_marker", json_object_new_string(stall));
+	hist = json_object_new_array();
+	for (int i = l->nhistory > o.history ? l->nhistory - o.history : 0; i < l->nhistory; i++) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "time", json_object_new_int64(l->hist[i].time));
+		json_object_object_add(e, "event", json_object_new_string(l->hist[i].event));
+		json_object_object_add(e, "text", json_object_new_string(l->hist[i].text));
+		json_object_array_add(hist, e);
+	}
+	json_object_object_add(out, "history", hist);
+	json_object_object_add(out, "runs", json_object_get(runs));
+	if (watch)
+		json_object_object_add(out, "watch", json_object_get(watch));
+
+	if (o.json) {
+		printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY));
+	} else {
+		printf("node %s: %s%s%s%s\n", node, queried ? st.state : "state unknown",
+		       st.reason[0] ? " (" : "", st.reason, st.reason[0] ? ")" : "");
+		printf("  %s\n", ownership(&st, queried, &l->hold));
+		if (ledger_rc < 0)
+			printf("  ledger: %s/%s unreadable: golden starts over from Slurm's view\n",
+			       state, GOLDEN_LEDGER_FILE);
+		if (l->hold.active) {
+			fmt_time(l->hold.time, t1, sizeof(t1));
+			fmt_time(l->hold.applied_time, t2, sizeof(t2));
+			printf("  golden %s: %s\n", l->hold.applied ? "drained it" : "owes a drain",
+			       l->hold.reason);
+			printf("    decided %s by %s, applied %s\n", t1, l->hold.source, t2);
+			printf("    why: %s: %s\n", l->hold.check, l->hold.detail);
+			printf("    class: %s; golden resumes it after %s\n",
+			       golden_hold_class_name(l->hold.cls), waiting);
+			printf("    the same fault %d time(s) in %d h (flapping at %d)\n", flaps,
+			       conf->flap_hours, conf->flap_count);
+		}
+		if (stall[0])
+			printf("  writeback stall marked: %s\n", stall);
+		if (watch) {
+			struct json_object *v;
+			bool running = json_object_object_get_ex(watch, "running", &v) &&
+			               json_object_get_boolean(v);
+
+			printf("  golden-watch: %s, %s records, %s lost to overrun, lag %s s (max "
+			       "%s)\n",
+			       running ? "running" : "NOT running", jget_or(watch, "records", "?"),
+			       jget_or(watch, "missed", "?"), jget_or(watch, "lag_s", "?"),
+			       jget_or(watch, "lag_max_s", "?"));
+		} else {
+			printf("  golden-watch: never ran here\n");
+		}
+		if (l->nhistory)
+			printf("  events:\n");
+		for (int i = l->nhistory > o.history ? l->nhistory - o.history : 0; i < l->nhistory;
+		     i++) {
+			fmt_time(l->hist[i].time, t1, sizeof(t1));
+			printf("    %s %-10s %s\n", t1, l->hist[i].event, l->hist[i].text);
+		}
+		if (json_object_array_length(runs))
+			printf("  health-check runs:\n");
+		for (size_t i = 0; i < json_object_array_length(runs); i++) {
+			struct json_object *r = json_object_array_get_idx(runs, i);
+			const char *reason = jget(r, "reason"), *resume = jget(r, "resume");
+
+			printf("    %s %-11s %-4s%s%s%s%s\n", jget_or(r, "time", "?"),
+			       jget_or(r, "phase", "?"), jget_or(r, "result", "?"),
+			       reason ? " " : "", reason ? reason : "", resume ? " " : "",
+			       resume ? resume : "");
+		}
+	}
+	rc = l->hold.active ? 1 : 0;
+out:
+	json_object_put(out);
+	json_object_put(runs);
+	json_object_put(watch);
+	free(conf);
+	free(l);
+	return rc;
+}
