@@ -3,7 +3,8 @@
 #
 #   load '../lib/common'          # from t/integration/*.bats
 #
-# Cluster:  golden_cluster_start [golden-minicluster start options...]
+# Cluster:  golden_cluster_prepare (optional: fix the directory first)
+#           golden_cluster_start [golden-minicluster start options...]
 #           golden_cluster_stop
 # Jobs:     golden_sbatch_wait SBATCH_ARGS...   -> prints the job id
 #           golden_wait_job JOBID [TIMEOUT]     -> prints the final state
@@ -64,20 +65,30 @@ _golden_open_path() {
     done
 }
 
+# golden_cluster_prepare: choose the cluster directory (and SLURM_CONF)
+# before starting, for programs written before the cluster exists that
+# need its path (slurmd runs HealthCheckProgram with an empty environment).
+golden_cluster_prepare() {
+    local parent=${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}
+    GOLDEN_CLUSTER_DIR=$(mktemp -d "$parent/golden-cluster.XXXXXX") || return 1
+    export GOLDEN_CLUSTER_DIR
+    _golden_open_path "$GOLDEN_CLUSTER_DIR"
+    export SLURM_CONF=$GOLDEN_CLUSTER_DIR/etc/slurm.conf
+}
+
 # golden_cluster_start [options]: start a cluster in a fresh temporary dir
 # (under BATS_FILE_TMPDIR when set) on GOLDEN_PORT_BASE; export SLURM_CONF
 # and GOLDEN_CLUSTER_DIR.  Options go to `golden-minicluster start`
 # (--nodes, --prolog, --plugstack-line, --cgroup, --conf-extra, ...).
 golden_cluster_start() {
-    local parent=${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}
     if [[ ! -x $GOLDEN_MINICLUSTER ]]; then
         _golden_err "golden_cluster_start: $GOLDEN_MINICLUSTER not found or not executable"
         return 1
     fi
-    GOLDEN_CLUSTER_DIR=$(mktemp -d "$parent/golden-cluster.XXXXXX") || return 1
-    export GOLDEN_CLUSTER_DIR
-    _golden_open_path "$GOLDEN_CLUSTER_DIR"
-    export SLURM_CONF=$GOLDEN_CLUSTER_DIR/etc/slurm.conf
+    # A directory golden_cluster_prepare made and nothing started in yet.
+    if [[ -z ${GOLDEN_CLUSTER_DIR:-} || -e $GOLDEN_CLUSTER_DIR/etc ]]; then
+        golden_cluster_prepare || return 1
+    fi
     if ! "$GOLDEN_MINICLUSTER" start "$GOLDEN_CLUSTER_DIR" \
         --port-base "$GOLDEN_PORT_BASE" "$@" >/dev/null; then
         _golden_err "golden_cluster_start: could not start a cluster in $GOLDEN_CLUSTER_DIR (port base $GOLDEN_PORT_BASE; set GOLDEN_PORT_BASE if those ports are busy)"
