@@ -31,5 +31,6 @@ int cmd_env(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_recipe(int argc, char **argv);
 int cmd_teardown(int argc, char **argv);
+int cmd_ncclxml(int argc, char **argv);
 
 #endif
