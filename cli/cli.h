@@ -32,5 +32,6 @@ int cmd_topo(int argc, char **argv);
 int cmd_recipe(int argc, char **argv);
 int cmd_teardown(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_ncclxml(int argc, char **argv);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "engine.h"
+#include "imex.h"
 
 static void env_usage(void)
 {
@@ -25,13 +26,19 @@ static void env_usage(void)
 	       "Exit status 1 with a message when golden would set nothing here.\n");
 }
 
-static void print_explain(const struct golden_result *res)
+static void print_explain(const struct golden_result *res, const char *sysroot)
 {
+	char imex[768];
+
 	printf("recipe: %s\nsource: %s\n\nvariables:\n", res->recipe,
 	       res->source ? res->source : "-");
 	for (int i = 0; i < res->nvars; i++)
 		printf("  %s=%s\n      why: %s\n", res->vars[i].name, res->vars[i].value,
 		       res->vars[i].why ? res->vars[i].why : "-");
+	if (golden_imex_wanted(res)) {
+		golden_imex_check(sysroot, imex, sizeof(imex));
+		printf("\nimex: %s\n", imex);
+	}
 	printf("\ncandidates (most specific matching recipe wins):\n");
 	for (int i = 0; i < res->ncandidates; i++) {
 		const struct golden_candidate *c = &res->candidates[i];
@@ -89,7 +96,7 @@ int cmd_env(int argc, char **argv)
 		                   j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	} else {
-		print_explain(&res);
+		print_explain(&res, o.sysroot);
 	}
 	golden_result_free(&res);
 	return rc;

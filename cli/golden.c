@@ -28,6 +28,7 @@ static void usage(FILE *out)
 	    "  check    run the health checks (--kernel: teardown-stall exposure report)\n"
 	    "  teardown measure/flush a cgroup's dirty inodes as the plugin does at task exit\n"
 	    "  status   this node's health, golden's drain and what it waits for, history\n"
+	    "  nccl-topo print an NCCL_TOPO_FILE generated from a GPU-NIC pairing description\n"
 	    "\n"
 	    "Common options:\n"
 	    "  --topology FILE  hwloc XML instead of the live topology   (env GOLDEN_TOPOLOGY)\n"
@@ -153,12 +154,15 @@ int main(int argc, char **argv)
 		return cmd_teardown(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "status"))
 		return cmd_status(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "nccl-topo"))
+		return cmd_ncclxml(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check")) {
 		argv[1] = "golden check";
 		return golden_hc_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
 	}
 	fprintf(stderr,
-	        "golden: unknown command '%s'; expected env, topo, recipe, check or teardown\n",
+	        "golden: unknown command '%s'; expected env, topo, recipe, check, teardown or "
+	        "nccl-topo\n",
 	        argv[1]);
 	return 2;
 }

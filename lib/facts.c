@@ -2,6 +2,7 @@
  * topology, so the same node always renders the same environment. */
 #include "facts.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,10 @@
 #include "strutil.h"
 
 #define PORT_ACTIVE 4
+
+#ifndef GOLDEN_PKGDATADIR
+#define GOLDEN_PKGDATADIR "/usr/local/share/slurm-golden"
+#endif
 
 /* clang-format off */
 const struct golden_fact_info golden_facts[] = {
@@ -27,6 +32,11 @@ const struct golden_fact_info golden_facts[] = {
 	{"numa_count", "number of NUMA nodes"},
 	{"nvswitch_count", "number of NVSwitch PCI devices"},
 	{"storage_hcas", "storage-class IB/RoCE devices in PCI order (never for NCCL)"},
+	{"gpu_eth_netdevs", "plain Ethernet netdevs (no RDMA) PIX/PXB to a GPU, PCI order, e.g. GCP gVNICs"},
+	{"gpu_eth_count", "number of plain Ethernet netdevs PIX/PXB to a GPU"},
+	{"host_eth_netdevs", "plain Ethernet netdevs with a PCI device that are not next to a GPU, PCI order"},
+	{"pci_netdevs", "netdevs whose PCI address matches the fnmatch pattern after ':', PCI order; BB:DD.F without a domain, e.g. {pci_netdevs:[08][67de]:00.0}"},
+	{"pkgdatadir", "where golden's data files are installed, e.g. /usr/share/slurm-golden"},
 	{NULL, NULL},
 };
 /* clang-format on */
@@ -197,6 +207,48 @@ static int fact_gid(const struct golden_topo *t, char *buf, size_t len)
 	return 0;
 }
 
+/* A GPUDirect-TCP(X/XO) style NIC: no RDMA, but behind a GPU's switch. */
+static bool pick_gpu_eth(const struct golden_nic *n)
+{
+	return n->kind == GOLDEN_NIC_ETH && n->busid[0] && n->gpu_loc <= GOLDEN_LOC_PXB;
+}
+
+static bool pick_host_eth(const struct golden_nic *n)
+{
+	return n->kind == GOLDEN_NIC_ETH && n->busid[0] && n->gpu_loc > GOLDEN_LOC_PXB &&
+	       n->cls != GOLDEN_CLASS_VIRTUAL;
+}
+
+int golden_gpu_eth_count(const struct golden_topo *topo)
+{
+	return count_nics(topo, pick_gpu_eth);
+}
+
+/* Vendor profile scripts pick NICs by lspci address ("06:00.0"): PATTERN is
+ * matched against BB:DD.F, or against DDDD:BB:DD.F when it names a domain. */
+static int fact_pci_netdevs(const struct golden_topo *t, const char *pattern, char *buf, size_t len)
+{
+	const struct golden_nic *sel[GOLDEN_MAX_NICS];
+	bool domain = strchr(pattern, ':') != strrchr(pattern, ':');
+	int n = 0, nnics = clamp(t->nnics, GOLDEN_MAX_NICS);
+
+	for (int i = 0; i < nnics; i++) {
+		const struct golden_nic *nic = &t->nics[i];
+		const char *name = nic->kind == GOLDEN_NIC_ETH ? nic->name : nic->netdev;
+
+		if (strlen(nic->busid) == 12 && name[0] &&
+		    fnmatch(pattern, domain ? nic->busid : nic->busid + 5, 0) == 0)
+			sel[n++] = nic;
+	}
+	if (n > 1)
+		qsort(sel, (size_t)n, sizeof(*sel), cmp_pci);
+	for (int i = 0; i < n; i++)
+		if (join(buf, len, sel[i]->kind == GOLDEN_NIC_ETH ? sel[i]->name : sel[i]->netdev) <
+		    0)
+			return -1;
+	return 0;
+}
+
 int golden_compute_nic_count(const struct golden_topo *topo)
 {
 	return count_nics(topo, golden_nic_is_compute_rdma);
@@ -311,7 +363,33 @@ int golden_fact_value(const struct golden_topo *topo, const char *name, char *bu
 		return put_int(buf, len, topo->nvswitches);
 	if (!strcmp(name, "storage_hcas"))
 		return names_of(topo, pick_storage_hca, false, buf, len);
+	if (!strcmp(name, "gpu_eth_netdevs"))
+		return names_of(topo, pick_gpu_eth, false, buf, len);
+	if (!strcmp(name, "host_eth_netdevs"))
+		return names_of(topo, pick_host_eth, false, buf, len);
+	if (!strcmp(name, "gpu_eth_count"))
+		return put_int(buf, len, golden_gpu_eth_count(topo));
+	if (!strcmp(name, "pkgdatadir"))
+		return put_str(buf, len, GOLDEN_PKGDATADIR);
 	return -1;
+}
+
+bool golden_fact_takes_arg(const char *name)
+{
+	return name && !strcmp(name, "pci_netdevs");
+}
+
+int golden_fact_value_arg(const struct golden_topo *topo, const char *name, const char *arg,
+                          char *buf, size_t len)
+{
+	if (!buf || !len || !name)
+		return -1;
+	buf[0] = '\0';
+	if (!golden_fact_takes_arg(name))
+		return arg ? -1 : golden_fact_value(topo, name, buf, len);
+	if (!arg || !arg[0])
+		return -1;
+	return fact_pci_netdevs(topo, arg, buf, len);
 }
 
 bool golden_fact_known(const char *name)

@@ -23,6 +23,17 @@ bool golden_fact_known(const char *name);
  * unknown or the value does not fit. */
 int golden_fact_value(const struct golden_topo *topo, const char *name, char *buf, size_t len);
 
+/* Facts that take an argument, written {name:arg} (only pci_netdevs). */
+bool golden_fact_takes_arg(const char *name);
+
+/* golden_fact_value, or for a fact that takes one, its value for ARG.
+ * -1 when ARG is given to a fact without one or missing for one with. */
+int golden_fact_value_arg(const struct golden_topo *topo, const char *name, const char *arg,
+                          char *buf, size_t len);
+
+/* Plain Ethernet netdevs PIX/PXB to a GPU (the gpu_eth_count fact). */
+int golden_gpu_eth_count(const struct golden_topo *topo);
+
 /* The node's compute fabric kind: "ib", "roce", "efa" or "none". A node with
  * both IB and RoCE compute devices takes the majority (a tie counts as ib). */
 const char *golden_compute_kind(const struct golden_topo *topo);

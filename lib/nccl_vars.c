@@ -117,6 +117,15 @@ const struct golden_nccl_var golden_nccl_vars[] = {
 	TYPEV("NCCL_GPUDIRECTTCPX_SOCKET_IFNAME", GOLDEN_VT_IF_LIST, "TCPX GPU NICs"),
 	TYPEV("NCCL_GPUDIRECTTCPX_CTRL_DEV", GOLDEN_VT_IF_LIST, "TCPX control NIC"),
 	TYPEV("NCCL_TUNER_CONFIG_PATH", GOLDEN_VT_PATH, "tuner plugin configuration file"),
+	INTV("NCCL_DYNAMIC_CHUNK_SIZE", 1, POS_MAX, "TCPX plugin chunk size in bytes"),
+	INTV("NCCL_FASTRAK_NUM_FLOWS", 1, 64, "TCPXO flows per connection"),
+	BOOLV("NCCL_FASTRAK_ENABLE_CONTROL_CHANNEL", "TCPXO separate control channel"),
+	BOOLV("NCCL_FASTRAK_USE_SNAP", "TCPXO: use the Snap datapath"),
+	BOOLV("NCCL_FASTRAK_USE_LLCM", "TCPXO: use LLCM (low-latency control messages)"),
+	TYPEV("NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY", GOLDEN_VT_PATH, "TCPXO LLCM device directory"),
+	INTV("NCCL_FASTRAK_PLUGIN_ACCEPT_TIMEOUT_MS", 1, POS_MAX, "TCPXO accept timeout (ms)"),
+	TYPEV("NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE", GOLDEN_VT_PATH,
+	      "GCP guest-config checker file (it enforces the profile's values)"),
 	{NULL, 0, 0, 0, NULL, false, NULL},
 };
 /* clang-format on */

@@ -29,6 +29,8 @@ struct golden_match {
 	int pcie_flat;    /* -1 unset, 0, 1 */
 	int n_dmi_product;
 	char *dmi_product[GOLDEN_MAX_PATTERNS]; /* fnmatch patterns */
+	struct golden_range gpu_eth_count;      /* plain Ethernet NICs PIX/PXB to a GPU */
+	int bootstrap_if;                       /* -1 unset, 0 none found, 1 one found */
 };
 
 struct golden_recipe_var {

@@ -3,8 +3,10 @@
  * Ties. Two recipes of equal specificity that can match the same node make
  * the choice depend on their names. We call two recipes disjoint only when a
  * rule present in both rules the other out:
- *   - different compute_nic_kind, link_layer, nvswitch or pcie_flat;
- *   - gpu_count or compute_nic_count ranges that do not overlap;
+ *   - different compute_nic_kind, link_layer, nvswitch, pcie_flat or
+ *     bootstrap_if;
+ *   - gpu_count, compute_nic_count or gpu_eth_count ranges that do not
+ *     overlap;
  *   - gpu_model or dmi_product_name lists where no pattern of one matches a
  *     pattern of the other taken literally, in either direction.
  * plus three implications between rules: compute_nic_kind "none" means 0
@@ -96,10 +98,11 @@ bool golden_recipes_may_overlap(const struct golden_recipe *ra, const struct gol
 
 	if (differ(a->compute_nic_kind, b->compute_nic_kind) ||
 	    differ(a->link_layer, b->link_layer) || tri_differ(a->nvswitch, b->nvswitch) ||
-	    tri_differ(a->pcie_flat, b->pcie_flat))
+	    tri_differ(a->pcie_flat, b->pcie_flat) || tri_differ(a->bootstrap_if, b->bootstrap_if))
 		return false;
 	if (!ranges_overlap(&a->gpu_count, &b->gpu_count) ||
-	    !ranges_overlap(&a->compute_nic_count, &b->compute_nic_count))
+	    !ranges_overlap(&a->compute_nic_count, &b->compute_nic_count) ||
+	    !ranges_overlap(&a->gpu_eth_count, &b->gpu_eth_count))
 		return false;
 	if (!patterns_overlap(a->gpu_model, a->n_gpu_model, b->gpu_model, b->n_gpu_model) ||
 	    !patterns_overlap(a->dmi_product, a->n_dmi_product, b->dmi_product, b->n_dmi_product))

@@ -358,20 +358,20 @@ static int parse_bool(struct ctx *c, struct json_object *v, const char *key, int
 
 #define MATCH_KEYS                                                                                 \
 	"gpu_model, gpu_count, compute_nic_kind, compute_nic_count, link_layer, nvswitch, "        \
-	"pcie_flat, dmi_product_name"
+	"pcie_flat, dmi_product_name, gpu_eth_count, bootstrap_if"
 
 static int parse_match(struct ctx *c, struct json_object *m, struct golden_recipe *r)
 {
 	static const char *const keys[] = {
-	    "gpu_model",         "gpu_count",        "compute_nic_kind",
-	    "compute_nic_count", "link_layer",       "nvswitch",
-	    "pcie_flat",         "dmi_product_name", NULL};
+	    "gpu_model", "gpu_count", "compute_nic_kind", "compute_nic_count", "link_layer",
+	    "nvswitch",  "pcie_flat", "dmi_product_name", "gpu_eth_count",     "bootstrap_if",
+	    NULL};
 	static const char *const kinds[] = {"ib", "roce", "efa", "none", NULL};
 	static const char *const layers[] = {"InfiniBand", "Ethernet", NULL};
 	struct golden_match *mt = &r->match;
 	struct json_object *v;
 
-	mt->nvswitch = mt->pcie_flat = -1;
+	mt->nvswitch = mt->pcie_flat = mt->bootstrap_if = -1;
 	if (!json_object_is_type(m, json_type_object))
 		return fail(c, "match", "expected an object of rules ({} matches every node)");
 	if (check_keys(c, m, "match", keys, MATCH_KEYS) < 0)
@@ -402,6 +402,12 @@ static int parse_match(struct ctx *c, struct json_object *m, struct golden_recip
 		return -1;
 	if (json_object_object_get_ex(m, "dmi_product_name", &v) &&
 	    parse_patterns(c, v, "match.dmi_product_name", mt->dmi_product, &mt->n_dmi_product) < 0)
+		return -1;
+	if (json_object_object_get_ex(m, "gpu_eth_count", &v) &&
+	    parse_range(c, v, "match.gpu_eth_count", GOLDEN_MAX_NICS, &mt->gpu_eth_count) < 0)
+		return -1;
+	if (json_object_object_get_ex(m, "bootstrap_if", &v) &&
+	    parse_bool(c, v, "match.bootstrap_if", &mt->bootstrap_if) < 0)
 		return -1;
 	r->specificity = json_object_object_length(m);
 	return 0;
@@ -512,7 +518,7 @@ static int load_at(int dirfd, const char *name, const char *path,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	out->match.nvswitch = out->match.pcie_flat = -1;
+	out->match.nvswitch = out->match.pcie_flat = out->match.bootstrap_if = -1;
 	if (read_file(dirfd, name, path, opts && opts->check_owner, &buf, &len, err) < 0)
 		return -1;
 	obj = parse_json(&c, buf, len);
@@ -716,7 +722,7 @@ void golden_recipe_free(struct golden_recipe *r)
 		free(r->vars[i].why);
 	}
 	memset(r, 0, sizeof(*r));
-	r->match.nvswitch = r->match.pcie_flat = -1;
+	r->match.nvswitch = r->match.pcie_flat = r->match.bootstrap_if = -1;
 }
 
 void golden_recipe_set_free(struct golden_recipe_set *set)

@@ -131,6 +131,16 @@ bool golden_recipe_matches(const struct golden_recipe *r, const struct golden_to
 		return no(why, whylen, "dmi_product_name: \"%s\"; recipe wants %s",
 		          topo->dmi_product,
 		          pattern_text(m->dmi_product, m->n_dmi_product, buf, sizeof(buf)));
+	if (m->gpu_eth_count.set && !in_range(&m->gpu_eth_count, golden_gpu_eth_count(topo)))
+		return no(why, whylen,
+		          "gpu_eth_count: %d plain Ethernet NICs next to a GPU; recipe wants %s",
+		          golden_gpu_eth_count(topo),
+		          range_text(&m->gpu_eth_count, buf, sizeof(buf)));
+	if (m->bootstrap_if >= 0 && (topo->bootstrap_if[0] != '\0') != (m->bootstrap_if == 1))
+		return no(why, whylen, "bootstrap_if: %s%s; recipe wants %s",
+		          topo->bootstrap_if[0] ? "this node bootstraps on "
+		                                : "no usable interface",
+		          topo->bootstrap_if, m->bootstrap_if ? "one" : "none");
 	return true;
 }
 

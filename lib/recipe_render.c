@@ -63,11 +63,18 @@ struct walk {
 	bool empty;
 };
 
-/* One {fact} reference starting at t[i] == '{'. Returns the index after it. */
+/* Characters of a {fact:ARG} argument: an fnmatch pattern over PCI addresses. */
+static bool arg_char(char c)
+{
+	return (c && strchr("0123456789abcdef:.*?[]!-", c)) != 0;
+}
+
+/* One {fact} or {fact:arg} reference starting at t[i] == '{'. Returns the
+ * index after it. */
 static long fact_ref(struct walk *w, const char *t, size_t i)
 {
-	char name[FACT_NAME_MAX], val[VALUE_MAX], all[1024];
-	size_t j = i + 1, n;
+	char name[FACT_NAME_MAX], arg[FACT_NAME_MAX], val[VALUE_MAX], all[1024];
+	size_t j = i + 1, n, colon = 0;
 
 	while (t[j] && t[j] != '}' && t[j] != '{')
 		j++;
@@ -75,25 +82,43 @@ static long fact_ref(struct walk *w, const char *t, size_t i)
 		return bad(w->why, w->whylen,
 		           "unterminated '{' at offset %zu; write {{ for a literal brace", i);
 	n = j - i - 1;
-	for (size_t k = i + 1; k < j; k++)
-		if (!islower((unsigned char)t[k]) && !isdigit((unsigned char)t[k]) && t[k] != '_')
+	for (size_t k = i + 1; k < j && n; k++) {
+		if (!colon && t[k] == ':' && k > i + 1)
+			colon = k;
+		else if (colon ? !arg_char(t[k])
+		               : (!islower((unsigned char)t[k]) && !isdigit((unsigned char)t[k]) &&
+		                  t[k] != '_'))
 			n = 0;
-	if (!n || n >= sizeof(name))
+	}
+	if (colon)
+		n = colon - i - 1;
+	if (!n || n >= sizeof(name) || (colon && (j - colon - 1 == 0 || j - colon >= sizeof(arg))))
 		return bad(w->why, w->whylen,
 		           "'%.*s' is not a fact reference; expected {fact} with a lower-case "
-		           "fact name, or {{ for a literal brace",
+		           "fact name (or {fact:pattern}), or {{ for a literal brace",
 		           (int)(j - i + 1 > 40 ? 40 : j - i + 1), t + i);
 	memcpy(name, t + i + 1, n);
 	name[n] = '\0';
+	arg[0] = '\0';
+	if (colon) {
+		memcpy(arg, t + colon + 1, j - colon - 1);
+		arg[j - colon - 1] = '\0';
+	}
 	if (!golden_fact_known(name)) {
 		fact_names(all, sizeof(all));
 		return bad(w->why, w->whylen, "unknown fact {%s}; expected one of: %s", name, all);
 	}
+	if (golden_fact_takes_arg(name) != (colon != 0))
+		return bad(w->why, w->whylen,
+		           colon ? "fact {%s} takes no argument; expected {%s}"
+		                 : "fact {%s} needs an argument; expected {%s:PATTERN}, e.g. "
+		                   "{pci_netdevs:[08][67de]:00.0}",
+		           name, name);
 	w->nfacts++;
 	if (w->out) {
 		if (!w->topo)
 			return bad(w->why, w->whylen, "{%s} needs a topology", name);
-		if (golden_fact_value(w->topo, name, val, sizeof(val)) < 0)
+		if (golden_fact_value_arg(w->topo, name, colon ? arg : NULL, val, sizeof(val)) < 0)
 			return bad(w->why, w->whylen, "fact {%s} does not fit in %d bytes", name,
 			           VALUE_MAX);
 		if (!val[0] && !w->empty) {

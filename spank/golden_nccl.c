@@ -24,6 +24,7 @@
 
 #include "conf.h"
 #include "engine.h"
+#include "imex.h"
 #include "marker.h"
 #include "plugin_opts.h"
 #include "strutil.h"
@@ -290,6 +291,13 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	if (verbose)
 		add_line("golden_nccl: %s: recipe %s%s (source: %s)", node, res.recipe,
 		         res.from_cache ? " [cached]" : "", res.source ? res.source : "-");
+	/* Not cached: the channel belongs to this job, not to the node. */
+	if (verbose && golden_imex_wanted(&res)) {
+		char imex[768];
+
+		if (!golden_imex_check(sysroot[0] ? sysroot : NULL, imex, sizeof(imex)))
+			add_line("golden_nccl: %s: warning: %s", node, imex);
+	}
 	apply_plan(sp, &res, plan, verbose);
 out:
 	free(plan);

@@ -31,12 +31,13 @@ node() { # node FIXTURE -> options for golden
 	[ "${lines[1]}" = "NCCL_SOCKET_IFNAME==ens1f0" ]
 }
 
-@test "golden env on the RoCE node: generic-roce with GID index 3" {
+@test "golden env on the HGX RoCE node: hgx-roce with GID index 3 from sysfs" {
 	run "$GOLDEN" env $(node hgx-h100-roce)
 	[ "$status" -eq 0 ]
 	grep -qx 'NCCL_IB_GID_INDEX=3' <<<"$output"
 	grep -qx 'NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7' <<<"$output"
-	grep -qx 'NCCL_IB_QPS_PER_CONNECTION=4' <<<"$output"
+	grep -qx 'NCCL_IB_QPS_PER_CONNECTION=1' <<<"$output"
+	grep -qx 'NCCL_IB_TC=41' <<<"$output"
 	grep -qx 'NCCL_SOCKET_IFNAME==eth0' <<<"$output"
 }
 
@@ -104,7 +105,14 @@ node() { # node FIXTURE -> options for golden
 @test "golden recipe lint passes on the shipped recipes" {
 	run "$GOLDEN" recipe lint "$RECIPES"
 	[ "$status" -eq 0 ]
-	[[ "${lines[-1]}" == "golden recipe lint: 4 recipes, 0 problems" ]]
+	[[ "${lines[-1]}" == "golden recipe lint: 16 recipes, 0 problems" ]]
+}
+
+@test "golden recipe lint fails on recipes that tie on the same node" {
+	run "$GOLDEN" recipe lint "$GOLDEN_SRCDIR/t/fixtures/recipes-tie"
+	[ "$status" -eq 1 ]
+	grep -q 'site-hopper-nvswitch.json: tie: site-h100-ib and site-hopper-nvswitch both match at specificity 2' <<<"$output"
+	[[ "${lines[-1]}" == "golden recipe lint: 3 recipes, 2 problems" ]]
 }
 
 @test "golden recipe lint rejects every broken recipe with file and key" {
@@ -123,7 +131,7 @@ node() { # node FIXTURE -> options for golden
 }
 
 @test "golden recipe explain shows template, value here and why" {
-	run "$GOLDEN" recipe explain generic-roce $(node hgx-h100-roce)
+	run "$GOLDEN" recipe explain hgx-roce $(node hgx-h100-roce)
 	[ "$status" -eq 0 ]
 	grep -q 'template: {roce_gid_index} (optional)' <<<"$output"
 	grep -q 'here:     3' <<<"$output"

@@ -5,7 +5,7 @@
 #   n1  HGX H100, 8 IB rails mlx5_0,3,4,5,6,9,10,11 + 2 storage HCAs, eno1
 #   n2  the same hardware with renamed RDMA devices (ibp24s0...), ens1f0
 #   n3  no fixture at all: discovery fails, jobs must still run
-#   n4  HGX H100 on RoCE (generic-roce, GID index 3), eth0
+#   n4  HGX H100 on RoCE (hgx-roce, GID index 3), eth0
 
 load ../lib/common
 
@@ -59,10 +59,10 @@ teardown() {
 	[ "${lines[2]}" = "hgx-h100-h200-ib" ]
 }
 
-@test "srun --golden-nccl on the RoCE node gets generic-roce with the RoCE v2 GID index" {
+@test "srun --golden-nccl on the RoCE node gets hgx-roce with the RoCE v2 GID index" {
 	run srun --golden-nccl -w n4 printenv GOLDEN_NCCL_RECIPE NCCL_IB_HCA NCCL_IB_GID_INDEX NCCL_SOCKET_IFNAME
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = generic-roce ]
+	[ "${lines[0]}" = hgx-roce ]
 	[ "${lines[1]}" = "$N4_HCA" ]
 	[ "${lines[2]}" = 3 ]
 	[ "${lines[3]}" = "=eth0" ]
@@ -98,7 +98,7 @@ teardown() {
 @test "a bad option value is refused at submit time with the valid values" {
 	run srun --golden-nccl=fastest -w n1 true
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"--golden-nccl=fastest: invalid value; valid values: auto, off, verbose, or a recipe name (generic-ib"* ]]
+	[[ "$output" == *"--golden-nccl=fastest: invalid value; valid values: auto, off, verbose, or a recipe name ("*"generic-ib"* ]]
 	run sbatch --golden-nccl=../../etc/passwd --wrap true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"invalid value; valid values"* ]]

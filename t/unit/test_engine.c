@@ -99,7 +99,7 @@ int main(void)
 	}
 	ok(compute("hgx-h100-roce", NULL, cache, &res, &err) == 0 && res.from_cache,
 	   "second call is a cache hit");
-	is(res.recipe, "generic-roce", "cached recipe");
+	is(res.recipe, "hgx-roce", "cached recipe");
 	is(var(&res, "NCCL_IB_GID_INDEX"), "3", "cached values");
 	golden_result_free(&res);
 

@@ -225,9 +225,13 @@ static void clean_tmpdir(void)
 
 static void load_shipped(struct golden_recipe_set *set)
 {
-	static const char *const names[] = {"generic-ib", "generic-roce", "generic-socket",
-	                                    "hgx-h100-h200-ib"};
-	static const int spec[] = {1, 1, 1, 5};
+	static const char *const names[] = {
+	    "aws-p4d",          "aws-p5",           "aws-p6",       "azure-ndv4",
+	    "azure-ndv5",       "gb200-nvl72",      "gcp-a3-high",  "gcp-a3-mega",
+	    "gcp-a3-ultra-a4",  "generic-ib",       "generic-roce", "generic-socket",
+	    "hgx-b200-b300-ib", "hgx-h100-h200-ib", "hgx-roce",     "single-node"};
+	static const int spec[] = {2, 2, 2, 6, 6, 3, 4, 4, 6, 1, 1, 1, 5, 5, 5, 2};
+	enum { NSHIPPED = (int)(sizeof(names) / sizeof(names[0])) };
 	struct golden_load_opts opts = {false, collect, NULL};
 	struct golden_err err = {{0}};
 	char dir[1100];
@@ -239,8 +243,8 @@ static void load_shipped(struct golden_recipe_set *set)
 	is_int(bad, 0, "shipped recipes: none bad (%s)", err.msg);
 	is_int(nmsgs, 0, "shipped recipes: no diagnostics");
 	show_msgs();
-	is_int(set->n, 4, "4 shipped recipes");
-	for (int i = 0; i < 4 && i < set->n; i++) {
+	is_int(set->n, NSHIPPED, "%d shipped recipes", NSHIPPED);
+	for (int i = 0; i < NSHIPPED && i < set->n; i++) {
 		const struct golden_recipe *r = &set->recipes[i];
 		struct golden_recipe one;
 		char path[1200];
@@ -248,7 +252,9 @@ static void load_shipped(struct golden_recipe_set *set)
 
 		is(r->name, names[i], "recipe %d is %s (sorted by name)", i, names[i]);
 		is_int(r->specificity, spec[i], "%s: specificity", names[i]);
-		ok(r->description[0] && r->source[0] && r->nvars > 0,
+		/* single-node sets nothing on purpose; every other recipe sets something. */
+		ok(r->description[0] && r->source[0] &&
+		       (r->nvars > 0) == (strcmp(names[i], "single-node") != 0),
 		   "%s: description, source, env", names[i]);
 		for (int v = 0; v < r->nvars; v++)
 			whys = whys && r->vars[v].why && strlen(r->vars[v].why) > 20;
@@ -279,7 +285,7 @@ static void test_hgx(const struct golden_recipe_set *set)
 	   "hgx: exactly the 8 rails (no storage HCAs) and the bootstrap interface");
 	is(res.recipe, "hgx-h100-h200-ib", "res->recipe");
 	ok(res.source && strstr(res.source, "oci-hpc"), "res->source is the recipe's source");
-	is_int(res.ncandidates, 4, "every recipe is a candidate");
+	is_int(res.ncandidates, 16, "every recipe is a candidate");
 	ok(note_has(&res, "hgx-h100-h200-ib", "won", "specificity 5"), "winner's note");
 	ok(note_has(&res, "generic-ib", "lost to hgx-h100-h200-ib", "specificity 1 < 5"),
 	   "generic-ib matched but lost on specificity");
@@ -353,8 +359,8 @@ static void test_generic(const struct golden_recipe_set *set)
 	golden_result_free(&res);
 	free(t);
 
-	/* RoCE, every port on GID 3. */
-	t = node(8, "H100 SXM5 80GB", 8, GOLDEN_NIC_ROCE, true);
+	/* RoCE, every port on GID 3; no NVSwitch, so not hgx-roce. */
+	t = node(8, "H100 PCIe 80GB", 8, GOLDEN_NIC_ROCE, false);
 	is(choose(set, t, &res, &err), "generic-roce", "RoCE: generic-roce (%s)", err.msg);
 	is(env_text(&res),
 	   "NCCL_IB_GID_INDEX=3\n"
@@ -364,6 +370,7 @@ static void test_generic(const struct golden_recipe_set *set)
 	   "NCCL_SOCKET_IFNAME==eno1\n",
 	   "generic-roce env with GID 3");
 	ok(note_has(&res, "hgx-h100-h200-ib", "compute_nic_kind", "roce"), "hgx: not IB");
+	ok(note_has(&res, "hgx-roce", "nvswitch", NULL), "hgx-roce: no NVSwitch");
 	golden_result_free(&res);
 
 	/* Mixed GIDs: the optional variable is skipped, the recipe still renders. */
@@ -383,12 +390,12 @@ static void test_generic(const struct golden_recipe_set *set)
 	golden_result_free(&res);
 	free(t);
 
-	/* EFA: no shipped recipe (aws-ofi-nccl configures itself). */
+	/* EFA on an instance type no AWS recipe names (aws-ofi-nccl configures itself). */
 	t = node(8, "H100 80GB HBM3", 0, GOLDEN_NIC_IB, true);
 	add_nic(t, "rdmap16s27", GOLDEN_NIC_EFA, GOLDEN_CLASS_COMPUTE, "0000:10:1b.0");
 	ok(choose(set, t, &res, &err) == NULL && strstr(err.msg, "no recipe matches"),
 	   "EFA node: no recipe matches (%s)", err.msg);
-	is_int(res.ncandidates, 4, "still every candidate with a note");
+	is_int(res.ncandidates, 16, "still every candidate with a note");
 	ok(note_has(&res, "generic-socket", "fabric is efa", NULL), "socket: fabric is efa");
 	golden_result_free(&res);
 	free(t);
@@ -526,6 +533,16 @@ static const struct bad_case bad_cases[] = {
 	{"env-bad-literal", ": env[1].value: ", "NCCL_IB_TC=300: expected an integer 0-255"},
 	{"env-optional-not-bool", ": env[0].optional: ", "expected true or false"},
 	{"env-duplicate-var", ": env[1].name: ", "NCCL_IB_HCA is already set by env[0]"},
+	{"env-fact-needs-arg", ": env[0].value: ",
+	 "fact {pci_netdevs} needs an argument; expected {pci_netdevs:PATTERN}"},
+	{"env-fact-no-arg", ": env[0].value: ",
+	 "fact {compute_hcas} takes no argument; expected {compute_hcas}"},
+	{"env-value-out-of-range", ": env[0].value: ",
+	 "NCCL_FASTRAK_NUM_FLOWS=0: expected an integer 1-64"},
+	{"env-value-not-in-list", ": env[0].value: ",
+	 "NCCL_PROTO=Simple,LL256: expected a comma list of LL, LL128, Simple"},
+	{"gpu-eth-count-string", ": match.gpu_eth_count: ", "expected an integer 0-128 or"},
+	{"bootstrap-if-not-bool", ": match.bootstrap_if: ", "expected true or false"},
 };
 /* clang-format on */
 
@@ -566,6 +583,31 @@ static void test_bad_fixtures(void)
 	       any_msg("name-mismatch.json: name: \"something-else\" differs from the file name",
 	               "expected \"name-mismatch\""),
 	   "lint: name differs from the file's basename");
+	show_msgs();
+	golden_recipe_set_free(&set);
+}
+
+/* Two recipes of one specificity that can fit the same node: lint names both. */
+static void test_ties(void)
+{
+	struct golden_load_opts opts = {false, collect, NULL};
+	struct golden_recipe_set set = {0, NULL};
+	struct golden_err err = {{0}};
+	char dir[1100];
+
+	snprintf(dir, sizeof(dir), "%s/t/fixtures/recipes-tie", srcdir);
+	nmsgs = 0;
+	is_int(golden_recipes_load_dir(dir, &opts, &set, &err), 0, "recipes-tie loads (%s)",
+	       err.msg);
+	is_int(golden_recipes_lint(&set, collect, NULL), 2, "lint: two ties");
+	ok(any_msg("site-hopper-nvswitch.json: tie: site-h100-ib and site-hopper-nvswitch both "
+	           "match at specificity 2",
+	           "add a rule that tells them apart"),
+	   "tie: H100* on IB vs H1* with NVSwitch");
+	ok(any_msg("tie: site-h100-roce and site-hopper-nvswitch both match at specificity 2",
+	           NULL),
+	   "tie: H100* on RoCE vs H1* with NVSwitch");
+	ok(!any_msg("site-h100-ib and site-h100-roce", NULL), "no tie between IB and RoCE recipes");
 	show_msgs();
 	golden_recipe_set_free(&set);
 }
@@ -999,6 +1041,7 @@ int main(void)
 	test_generic(&shipped);
 	test_full_fixture();
 	test_bad_fixtures();
+	test_ties();
 	test_files();
 	test_lint(&shipped);
 	test_templates();
