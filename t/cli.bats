@@ -150,3 +150,37 @@ node() { # node FIXTURE -> options for golden
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"golden COMMAND"* ]]
 }
+
+@test "the golden-watch systemd unit verifies and stays hardened (exposure <= 3.0)" {
+	command -v systemd-analyze >/dev/null || skip "no systemd-analyze"
+	unit="$BATS_TEST_TMPDIR/golden-watch.service"
+	# verify wants ExecStart to exist: point it at the build.
+	sed "s|^ExecStart=.*|ExecStart=$GOLDEN_BUILDDIR/watch/golden-watch|" \
+		"$GOLDEN_SRCDIR/contrib/golden-watch.service" >"$unit"
+	run systemd-analyze verify --man=no "$unit"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run systemd-analyze security --offline=yes "$unit"
+	level=$(sed -n 's/.*Overall exposure level for golden-watch.service: \([0-9.]*\).*/\1/p' <<<"$output")
+	[ -n "$level" ]
+	awk -v l="$level" 'BEGIN { exit !(l <= 3.0) }' || { echo "exposure $level"; false; }
+	grep -qx 'CapabilityBoundingSet=CAP_SYSLOG' "$unit"
+	grep -qx 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' "$unit"
+}
+
+@test "golden-watch and golden status reject bad usage with a usable message" {
+	run "$GOLDEN_BUILDDIR/watch/golden-watch" --bogus
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown option '--bogus'"* ]]
+	run "$GOLDEN_BUILDDIR/watch/golden-watch" --kmsg /etc/hostname
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"not a character device: use --once"* ]]
+	run "$GOLDEN" status --history -1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--history -1: expected 0-1000"* ]]
+	conf="$BATS_TEST_TMPDIR/golden.conf"
+	printf 'flap_count = many\n' >"$conf"
+	chmod 0644 "$conf"
+	run "$GOLDEN" status --config "$conf"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$conf:1: flap_count = many: expected 0-100"* ]]
+}

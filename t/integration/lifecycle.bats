@@ -392,3 +392,15 @@ assert r["phase"]=="watch" and r["result"]=="warn" and "reason" not in r, r' "$W
 	[ "$status" -eq 0 ]
 	not_drained n1
 }
+
+@test "golden-watch: a writeback-stall signature runs the wb-stall check (a past stall only warns)" {
+	kmsg "watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [kworker/1:2+inode_switch_wbs:4321]"
+	wait_for 20 python3 -c 'import json,sys
+recs=[json.loads(l) for l in open(sys.argv[1])]
+w=[c for r in recs if r["phase"]=="watch" for c in r["checks"] if c["name"]=="wb-stall"]
+assert w and w[-1]["result"]=="warn", w
+assert "soft" in w[-1].get("detail","") or "past" in w[-1].get("detail",""), w[-1]' "$WORK/log/n3.jsonl"
+	not_drained n3
+	grep -Eq '^slurm_golden_watch_stall_lines_total\{node="n3"\} [1-9]' \
+		"$WORK/metrics/n3/slurm_golden_watch.prom"
+}
