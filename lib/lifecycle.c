@@ -503,6 +503,15 @@ int golden_lc_after_run(const struct golden_lc *lc, const struct golden_run_repo
 	}
 	if (golden_ledger_load(lc->state_dir, l) < 0)
 		rc = -1; /* unreadable: start over rather than never drain */
+	/* The common case, a healthy node golden holds nothing on: no write
+	 * (and no fsync) on every prolog. */
+	if (rc == 0 && !l->hold.active && !any_failed(rep)) {
+		if (lc->metrics_dir && lc->metrics_dir[0])
+			golden_metrics_lifecycle(lc->metrics_dir, lc->node, l);
+		golden_ledger_unlock(lock);
+		free(l);
+		return 0;
+	}
 	if (l->hold.active && !l->hold.applied)
 		settle_pending(lc, l, rep, review, now, res);
 	if (any_failed(rep))
