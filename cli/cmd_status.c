@@ -25,6 +25,7 @@
 #include "ledger.h"
 #include "lifecycle.h"
 #include "reason.h"
+#include "statefile.h"
 #include "strutil.h"
 #include "watch.h"
 #include "wbstall.h"
@@ -125,8 +126,7 @@ static struct json_object *watch_state(const char *state_dir)
 	FILE *f;
 	int pid;
 
-	if (snprintf(path, sizeof(path), "%s/%s", state_dir, GOLDEN_WATCH_STATE) >=
-	    (int)sizeof(path))
+	if (golden_path_join(path, sizeof(path), state_dir, GOLDEN_WATCH_STATE) < 0)
 		return NULL;
 	o = json_object_from_file(path);
 	if (!o)

@@ -322,21 +322,11 @@ static json_object *load_state(const char *dir)
 static int lock_state(const char *dir)
 {
 	char path[PATH_MAX];
-	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/%s.lock", dir, GOLDEN_IB_COUNTERS_STATE) >=
 	    (int)sizeof(path))
 		return -1;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -1;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
+	return golden_lock_file(path);
 }
 
 static void check_ib_counters(const struct golden_check_ctx *ctx, struct golden_check_result *res)

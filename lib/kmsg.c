@@ -93,17 +93,6 @@ int golden_kmsg_boot_id(const char *sysroot, char *buf, size_t len)
 	return 0;
 }
 
-static int cursor_path(const char *state_dir, const char *name, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s/%s", state_dir, name);
-
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
 int golden_kmsg_cursor_load(const char *state_dir, char *boot_id, size_t len, uint64_t *seq)
 {
 	return golden_kmsg_cursor_load_as(state_dir, GOLDEN_KMSG_CURSOR, boot_id, len, seq);
@@ -117,7 +106,7 @@ int golden_kmsg_cursor_load_as(const char *state_dir, const char *name, char *bo
 	ssize_t n;
 	int fd;
 
-	if (cursor_path(state_dir, name, path, sizeof(path)) < 0)
+	if (golden_path_join(path, sizeof(path), state_dir, name) < 0)
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -155,7 +144,8 @@ int golden_kmsg_cursor_save_as(const char *state_dir, const char *name, const ch
 		errno = EINVAL;
 		return -1;
 	}
-	if (golden_mkdir_p(state_dir) < 0 || cursor_path(state_dir, name, path, sizeof(path)) < 0)
+	if (golden_mkdir_p(state_dir) < 0 ||
+	    golden_path_join(path, sizeof(path), state_dir, name) < 0)
 		return -1;
 	return golden_write_atomic(path, line, (size_t)n);
 }

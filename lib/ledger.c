@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,34 +48,14 @@ enum golden_hold_class golden_hold_class_of(enum golden_action a)
 	}
 }
 
-static int path_in(const char *dir, const char *name, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s/%s", dir, name);
-
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
 int golden_ledger_lock(const char *state_dir)
 {
 	char path[PATH_MAX];
-	int fd;
 
-	if (golden_mkdir_p(state_dir) < 0 || path_in(state_dir, LOCK_FILE, path, sizeof(path)) < 0)
+	if (golden_mkdir_p(state_dir) < 0 ||
+	    golden_path_join(path, sizeof(path), state_dir, LOCK_FILE) < 0)
 		return -1;
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
+	return golden_lock_file(path);
 }
 
 void golden_ledger_unlock(int fd)
@@ -195,7 +174,7 @@ int golden_ledger_load(const char *state_dir, struct golden_ledger *l)
 	int fd;
 
 	memset(l, 0, sizeof(*l));
-	if (path_in(state_dir, GOLDEN_LEDGER_FILE, path, sizeof(path)) < 0)
+	if (golden_path_join(path, sizeof(path), state_dir, GOLDEN_LEDGER_FILE) < 0)
 		return -1;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -297,7 +276,7 @@ int golden_ledger_save(const char *state_dir, const struct golden_ledger *l)
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
 	rc = -1;
 	if (golden_mkdir_p(state_dir) == 0 &&
-	    path_in(state_dir, GOLDEN_LEDGER_FILE, path, sizeof(path)) == 0)
+	    golden_path_join(path, sizeof(path), state_dir, GOLDEN_LEDGER_FILE) == 0)
 		rc = golden_write_atomic(path, text, strlen(text));
 	json_object_put(root);
 	return rc;

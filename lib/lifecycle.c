@@ -265,11 +265,6 @@ static void adopt(const struct golden_lc *lc, struct golden_ledger *l, const cha
 	golden_ledger_note(l, now, "adopted", "%s (drained by golden before this ledger)", reason);
 }
 
-static enum golden_hold_class stricter(enum golden_hold_class a, enum golden_hold_class b)
-{
-	return a > b ? a : b;
-}
-
 static void on_failure(const struct golden_lc *lc, struct golden_ledger *l,
                        const struct golden_run_report *rep, long long now,
                        struct golden_lc_result *res)
@@ -294,7 +289,7 @@ static void on_failure(const struct golden_lc *lc, struct golden_ledger *l,
 		    golden_drain_reword(conf->scontrol, lc->node, l->hold.reason, plain, &err) ==
 		        0) {
 			golden_ledger_note(l, now, "escalated", "%s -> %s", l->hold.reason, plain);
-			hold_from(lc, &l->hold, w, stricter(cls, l->hold.cls), plain, now);
+			hold_from(lc, &l->hold, w, cls, plain, now);
 			l->hold.applied = true;
 			l->hold.applied_time = now;
 		}

@@ -60,6 +60,15 @@ static void family(struct buf *b, const char *name, const char *type, const char
 	add(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A family with one sample, labelled by node; counts stay exact in a
+ * double up to 2^53. */
+static void one(struct buf *b, const char *name, const char *type, const char *help,
+                const char *node, double v, int decimals)
+{
+	family(b, name, type, help);
+	add(b, "%s{node=\"%s\"} %.*f\n", name, node, decimals, v);
+}
+
 static int write_file(const char *dir, const char *name, struct buf *b)
 {
 	char path[PATH_MAX];
@@ -68,10 +77,8 @@ static int write_file(const char *dir, const char *name, struct buf *b)
 		errno = ENOSPC;
 		return -1;
 	}
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
-		errno = ENAMETOOLONG;
+	if (golden_path_join(path, sizeof(path), dir, name) < 0)
 		return -1;
-	}
 	/* node_exporter runs unprivileged: the directory and files are readable. */
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -1;
@@ -143,22 +150,21 @@ int golden_metrics_lifecycle(const char *dir, const char *node, const struct gol
 	for (int c = 0; c < GOLDEN_HOLD_NCLASSES; c++)
 		add(&b, "slurm_golden_resumes_total{node=\"%s\",class=\"%s\"} %lu\n", n,
 		    golden_hold_class_name((enum golden_hold_class)c), l->resumes[c]);
-	family(&b, "slurm_golden_left_alone_total", "counter",
-	       "Failures on a node someone else had drained or downed: not touched.");
-	add(&b, "slurm_golden_left_alone_total{node=\"%s\"} %lu\n", n, l->left_foreign);
+	one(&b, "slurm_golden_left_alone_total", "counter",
+	    "Failures on a node someone else had drained or downed: not touched.", n,
+	    (double)l->left_foreign, 0);
 	family(&b, "slurm_golden_drained", "gauge",
 	       "1 while golden holds a drain of this node, by the class that decides its end.");
 	for (int c = 0; c < GOLDEN_HOLD_NCLASSES; c++)
 		add(&b, "slurm_golden_drained{node=\"%s\",class=\"%s\"} %d\n", n,
 		    golden_hold_class_name((enum golden_hold_class)c),
 		    h->active && h->applied && (int)h->cls == c ? 1 : 0);
-	family(&b, "slurm_golden_drain_pending", "gauge",
-	       "1 while a drain is owed because slurmctld did not take it.");
-	add(&b, "slurm_golden_drain_pending{node=\"%s\"} %d\n", n, h->active && !h->applied);
-	family(&b, "slurm_golden_drain_since_timestamp_seconds", "gauge",
-	       "When the held or owed drain was decided (0: none).");
-	add(&b, "slurm_golden_drain_since_timestamp_seconds{node=\"%s\"} %lld\n", n,
-	    h->active ? h->time : 0);
+	one(&b, "slurm_golden_drain_pending", "gauge",
+	    "1 while a drain is owed because slurmctld did not take it.", n,
+	    h->active && !h->applied ? 1 : 0, 0);
+	one(&b, "slurm_golden_drain_since_timestamp_seconds", "gauge",
+	    "When the held or owed drain was decided (0: none).", n,
+	    h->active ? (double)h->time : 0, 0);
 	rc = write_file(dir, "slurm_golden_lifecycle.prom", &b);
 	free(b.p);
 	return rc;
@@ -166,6 +172,35 @@ int golden_metrics_lifecycle(const char *dir, const char *node, const struct gol
 
 int golden_metrics_watch(const char *dir, const char *node, const struct golden_watch_stats *w)
 {
+	const struct {
+		const char *name, *type, *help;
+		double v;
+		int decimals;
+	} rows[] = {
+	    {"slurm_golden_watch_up", "gauge", "golden-watch is running (since).", 1, 0},
+	    {"slurm_golden_watch_start_timestamp_seconds", "gauge", "When it started.",
+	     (double)w->started, 0},
+	    {"slurm_golden_watch_lag_seconds", "gauge",
+	     "Kernel timestamp of the last record to the moment golden-watch handled it.",
+	     w->last_lag_s, 6},
+	    {"slurm_golden_watch_lag_max_seconds", "gauge", "The worst lag since start.",
+	     w->max_lag_s, 6},
+	    {"slurm_golden_watch_records_total", "counter", "Kernel log records read.",
+	     (double)w->records, 0},
+	    {"slurm_golden_watch_missed_records_total", "counter",
+	     "Records overwritten in the kernel ring buffer before golden-watch read them.",
+	     (double)w->missed, 0},
+	    {"slurm_golden_watch_overruns_total", "counter",
+	     "Times /dev/kmsg said EPIPE (our position was overwritten).", (double)w->epipe, 0},
+	    {"slurm_golden_watch_fault_lines_total", "counter",
+	     "NVIDIA GPU/NVSwitch fault lines seen.", (double)w->faults, 0},
+	    {"slurm_golden_watch_stall_lines_total", "counter",
+	     "Kernel stall signature lines seen (teardown-stall probe).", (double)w->stalls, 0},
+	    {"slurm_golden_watch_check_runs_total", "counter", "Check runs those lines triggered.",
+	     (double)w->triggers, 0},
+	    {"slurm_golden_watch_drain_pending", "gauge",
+	     "1 while golden-watch retries a drain slurmctld did not take.", w->pending ? 1 : 0, 0},
+	};
 	struct buf b = {malloc(16384), 0, 16384, false};
 	char n[128];
 	int rc;
@@ -173,35 +208,8 @@ int golden_metrics_watch(const char *dir, const char *node, const struct golden_
 	if (!b.p)
 		return -1;
 	label(node, n, sizeof(n));
-	family(&b, "slurm_golden_watch_up", "gauge", "golden-watch is running (since).");
-	add(&b, "slurm_golden_watch_up{node=\"%s\"} 1\n", n);
-	family(&b, "slurm_golden_watch_start_timestamp_seconds", "gauge", "When it started.");
-	add(&b, "slurm_golden_watch_start_timestamp_seconds{node=\"%s\"} %lld\n", n, w->started);
-	family(&b, "slurm_golden_watch_lag_seconds", "gauge",
-	       "Kernel timestamp of the last record to the moment golden-watch handled it.");
-	add(&b, "slurm_golden_watch_lag_seconds{node=\"%s\"} %.6f\n", n, w->last_lag_s);
-	family(&b, "slurm_golden_watch_lag_max_seconds", "gauge", "The worst lag since start.");
-	add(&b, "slurm_golden_watch_lag_max_seconds{node=\"%s\"} %.6f\n", n, w->max_lag_s);
-	family(&b, "slurm_golden_watch_records_total", "counter", "Kernel log records read.");
-	add(&b, "slurm_golden_watch_records_total{node=\"%s\"} %lu\n", n, w->records);
-	family(&b, "slurm_golden_watch_missed_records_total", "counter",
-	       "Records overwritten in the kernel ring buffer before golden-watch read them.");
-	add(&b, "slurm_golden_watch_missed_records_total{node=\"%s\"} %lu\n", n, w->missed);
-	family(&b, "slurm_golden_watch_overruns_total", "counter",
-	       "Times /dev/kmsg said EPIPE (our position was overwritten).");
-	add(&b, "slurm_golden_watch_overruns_total{node=\"%s\"} %lu\n", n, w->epipe);
-	family(&b, "slurm_golden_watch_fault_lines_total", "counter",
-	       "NVIDIA GPU/NVSwitch fault lines seen.");
-	add(&b, "slurm_golden_watch_fault_lines_total{node=\"%s\"} %lu\n", n, w->faults);
-	family(&b, "slurm_golden_watch_stall_lines_total", "counter",
-	       "Kernel stall signature lines seen (teardown-stall probe).");
-	add(&b, "slurm_golden_watch_stall_lines_total{node=\"%s\"} %lu\n", n, w->stalls);
-	family(&b, "slurm_golden_watch_check_runs_total", "counter",
-	       "Check runs those lines triggered.");
-	add(&b, "slurm_golden_watch_check_runs_total{node=\"%s\"} %lu\n", n, w->triggers);
-	family(&b, "slurm_golden_watch_drain_pending", "gauge",
-	       "1 while golden-watch retries a drain slurmctld did not take.");
-	add(&b, "slurm_golden_watch_drain_pending{node=\"%s\"} %d\n", n, w->pending ? 1 : 0);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		one(&b, rows[i].name, rows[i].type, rows[i].help, n, rows[i].v, rows[i].decimals);
 	rc = write_file(dir, "slurm_golden_watch.prom", &b);
 	free(b.p);
 	return rc;

@@ -24,7 +24,6 @@ struct golden_watch_stats {
 	unsigned long stalls;   /* writeback-stall signature lines seen */
 	double last_lag_s;      /* record timestamp -> handled, last record */
 	double max_lag_s;       /* the worst since start */
-	long long last_record;  /* epoch seconds of the last record handled */
 	uint64_t last_seq;      /* the cursor */
 	bool pending;           /* a drain is owed */
 };

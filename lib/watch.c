@@ -55,7 +55,6 @@ struct watch {
 	struct golden_watch_stats st;
 	/* this batch */
 	bool want_xid, want_stall;
-	double batch_lag;
 	bool pending;
 	int backoff_ms;
 	double last_save; /* monotonic seconds */
@@ -115,7 +114,7 @@ static void save_state(struct watch *w)
 	json_object_object_add(o, "cursor", json_object_new_string(seq));
 	json_object_object_add(o, "pending", json_object_new_boolean(w->pending));
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	if (snprintf(path, sizeof(path), "%s/%s", w->state, GOLDEN_WATCH_STATE) < (int)sizeof(path))
+	if (golden_path_join(path, sizeof(path), w->state, GOLDEN_WATCH_STATE) == 0)
 		golden_write_atomic(path, text, strlen(text));
 	json_object_put(o);
 	w->st.pending = w->pending;
@@ -159,7 +158,6 @@ static void handle_record(struct watch *w, char *buf)
 	w->have_cursor = true;
 	w->st.last_seq = rec.seq;
 	w->st.records++;
-	w->st.last_record = (long long)time(NULL);
 	lag = mono_s() - (double)rec.ts_usec / 1e6;
 	if (lag < 0)
 		lag = 0;
@@ -167,8 +165,6 @@ static void handle_record(struct watch *w, char *buf)
 	if (lag > w->st.max_lag_s)
 		w->st.max_lag_s = lag;
 	classify(w, rec.facility, rec.msg);
-	if ((w->want_xid || w->want_stall) && lag > w->batch_lag)
-		w->batch_lag = lag;
 }
 
 static int add_check(const struct watch *w, const char *name, const struct golden_check **list,
@@ -239,7 +235,6 @@ static void end_batch(struct watch *w)
 	if (acted)
 		run_checks(w);
 	w->want_xid = w->want_stall = false;
-	w->batch_lag = 0;
 	/* Other kernel chatter need not cost an fsync each: re-reading it after
 	 * a restart is harmless. After a check run, or every 30 s, save. */
 	if (!acted && now - w->last_save < 30)
