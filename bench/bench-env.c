@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "env/env.h"
 
 static double now_ms(void)
 {

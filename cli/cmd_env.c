@@ -8,8 +8,8 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "engine.h"
-#include "imex.h"
+#include "env/env.h"
+#include "env/imex.h"
 
 static void env_usage(void)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ncclxml.h"
+#include "env/ncclxml.h"
 
 int cmd_ncclxml(int argc, char **argv)
 {

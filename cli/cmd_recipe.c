@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "recipe.h"
-#include "topo.h"
+#include "env/recipe.h"
+#include "topo/topo.h"
 
 static void recipe_usage(void)
 {

@@ -19,16 +19,16 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "drain.h"
-#include "hcconf.h"
-#include "hcmain.h"
-#include "ledger.h"
-#include "lifecycle.h"
-#include "reason.h"
-#include "statefile.h"
-#include "strutil.h"
-#include "watch.h"
-#include "wbstall.h"
+#include "node/scontrol.h"
+#include "health/golden_conf.h"
+#include "node/node_main.h"
+#include "node/ledger.h"
+#include "node/lifecycle.h"
+#include "health/reason.h"
+#include "util/statefile.h"
+#include "util/strutil.h"
+#include "node/watch.h"
+#include "stall/wbstall.h"
 
 #define LOG_TAIL_BYTES 262144
 

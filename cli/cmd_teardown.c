@@ -10,8 +10,8 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "errbuf.h"
-#include "teardown.h"
+#include "util/errbuf.h"
+#include "stall/teardown.h"
 
 static void usage(void)
 {

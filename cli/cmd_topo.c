@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "topo.h"
+#include "topo/topo.h"
 
 static void topo_usage(void)
 {

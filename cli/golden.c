@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "hcmain.h"
-#include "strutil.h"
+#include "node/node_main.h"
+#include "util/strutil.h"
 
 #ifndef GOLDEN_RECIPEDIR
 #define GOLDEN_RECIPEDIR "/usr/local/share/slurm-golden/recipes"

@@ -2,7 +2,7 @@
  * attributed to it; only hardware faults drain. */
 #include <config.h>
 
-#include "hcmain.h"
+#include "node/node_main.h"
 
 int main(int argc, char **argv)
 {

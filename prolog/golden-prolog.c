@@ -2,7 +2,7 @@
  * golden's reason and exits 1, so Slurm requeues the job elsewhere. */
 #include <config.h>
 
-#include "hcmain.h"
+#include "node/node_main.h"
 
 int main(int argc, char **argv)
 {

@@ -22,12 +22,12 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
-#include "conf.h"
-#include "engine.h"
-#include "imex.h"
-#include "marker.h"
-#include "plugin_opts.h"
-#include "strutil.h"
+#include "plugin_args.h"
+#include "env/env.h"
+#include "env/imex.h"
+#include "env/marker.h"
+#include "option.h"
+#include "util/strutil.h"
 #include "task_exit.h"
 
 #define PUBLIC __attribute__((visibility("default")))

@@ -13,8 +13,8 @@
 
 #include <slurm/slurm.h>
 
-#include "errbuf.h"
-#include "teardown.h"
+#include "util/errbuf.h"
+#include "stall/teardown.h"
 
 static int exited; /* tasks of this step that have exited (one stepd per step) */
 

@@ -4,7 +4,7 @@
 
 #include <slurm/spank.h>
 
-#include "conf.h"
+#include "plugin_args.h"
 
 /* Called for every task exit; probes once, after the step's last local task.
  * Never fails the step: errors are logged in one line. */

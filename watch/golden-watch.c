@@ -1,7 +1,7 @@
 /* golden-watch: the node's kernel-log watcher (see lib/watch.h). */
 #include <config.h>
 
-#include "watch.h"
+#include "node/watch.h"
 
 int main(int argc, char **argv)
 {

@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "../../lib/nvml.h"
+#include "health/nvml.h"
 
 /* ---------------------------------------------------------- entry points */
 /* Prototypes for the exported NVML functions (NVML's own signatures). */

@@ -1,0 +1,42 @@
+/* Per-node cache of golden's decision, so topology discovery runs once per
+ * boot and input change instead of once per job step.
+ *
+ * The key names everything the decision depends on: golden's version, the
+ * boot id, the topology file (path, inode, size, mtime) or "live", the
+ * sysroot, every recipe file (name, size, mtime) and the requested recipe.
+ * A stale key is a miss, never a wrong answer.
+ */
+#ifndef GOLDEN_CACHE_H
+#define GOLDEN_CACHE_H
+
+#include <stddef.h>
+
+#include "util/errbuf.h"
+#include "env/decision.h"
+
+struct golden_cache_inputs {
+	const char *topology; /* NULL = live */
+	const char *sysroot;
+	const char *recipes_dir;
+	const char *request; /* "auto" or a recipe name */
+};
+
+int golden_cache_key(const struct golden_cache_inputs *in, char *key, size_t len,
+                     struct golden_err *err);
+
+/* Path of the cache file for node and request inside dir. */
+int golden_cache_path(const char *dir, const char *node, const char *request, char *path,
+                      size_t len);
+
+/* Look up key in the file at path. Returns 1 on a hit (res filled, or
+ * *errmsg set for a remembered "golden sets nothing here" outcome), 0 on a
+ * miss (absent, stale, unreadable, or not safely owned). */
+int golden_cache_load(const char *path, const char *key, struct golden_result *res, char *errmsg,
+                      size_t errlen);
+
+/* Store res (or, when res is NULL, the outcome message errmsg) under key.
+ * Creates dir (mode 0700) if needed; writes atomically. Returns 0 or -1. */
+int golden_cache_store(const char *dir, const char *path, const char *key,
+                       const struct golden_result *res, const char *errmsg);
+
+#endif

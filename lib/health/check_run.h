@@ -1,0 +1,51 @@
+/* Runs health checks, each in its own child process under a hard deadline,
+ * all within an overall budget. A hung driver call, NFS statfs or sysfs read
+ * costs at most its deadline: the child's process group is killed, and a
+ * child stuck in D state (unkillable) is abandoned instead of waited for. */
+#ifndef GOLDEN_CHECK_RUN_H
+#define GOLDEN_CHECK_RUN_H
+
+#include <stdbool.h>
+
+#include "health/check.h"
+#include "health/golden_conf.h"
+
+#define GOLDEN_MAX_CHECKS 48
+
+struct golden_check_outcome {
+	const struct golden_check *chk;
+	struct golden_check_result res;
+	int deadline_ms;
+	int duration_ms;
+	bool timed_out; /* killed at its deadline (or the budget) */
+	bool abandoned; /* did not die after SIGKILL: stuck in the kernel */
+};
+
+struct golden_run_report {
+	int n;
+	struct golden_check_outcome out[GOLDEN_MAX_CHECKS];
+	int total_ms;
+	int worst; /* index of the worst outcome, -1 if all ok */
+};
+
+/* Every built-in check enabled for ctx->phase (after conf overrides), in
+ * registry order. Returns the count. */
+int golden_checks_select(const struct golden_hc_conf *conf, enum golden_phase phase,
+                         const struct golden_check **list, int max);
+
+/* Find a built-in check by name. */
+const struct golden_check *golden_check_find(const char *name);
+
+/* Run list[0..n) concurrently. Never fails: problems become outcomes. */
+void golden_checks_run(const struct golden_check *const *list, int n,
+                       const struct golden_check_ctx *ctx, int budget_ms,
+                       struct golden_run_report *rep);
+
+/* Run fn(arg) in a child under deadline_ms, sharing `size` bytes of result
+ * memory with it (the child writes, the parent reads after it exited).
+ * Returns 0 if the child finished, 1 on timeout, -1 if it could not start
+ * or crashed. Used for topology discovery before the checks. */
+int golden_run_guarded(void (*fn)(void *shared, void *arg), void *arg, void *shared, size_t size,
+                       int deadline_ms);
+
+#endif

@@ -1,0 +1,74 @@
+/* golden.conf: what the health checks expect of this node. One `key = value`
+ * per line, '#' comments. Unknown keys and bad values are rejected with
+ * FILE:LINE and what would be right. */
+#ifndef GOLDEN_HCCONF_H
+#define GOLDEN_HCCONF_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "health/check.h"
+#include "util/errbuf.h"
+
+#define GOLDEN_MAX_MOUNTS          16
+#define GOLDEN_MAX_CHECK_OVERRIDES 32
+#define GOLDEN_MAX_XID_OVERRIDES   64
+
+struct golden_check_override {
+	char name[32];
+	int deadline_ms; /* 0 = keep default */
+	unsigned phases; /* 0 = keep default; bits of enum golden_phase */
+	bool disabled;
+};
+
+struct golden_xid_override {
+	int xid;
+	bool ignore; /* never drain, not even record as warn */
+	enum golden_status status;
+	enum golden_action action;
+};
+
+struct golden_hc_conf {
+	int expected_gpus;            /* gpus = N; -1: the NVIDIA GPUs hwloc sees on PCI */
+	double expected_rate_gbps;    /* ib_rate = 400; 0: the best rate among compute ports */
+	char expected_link_layer[16]; /* link_layer = InfiniBand|Ethernet; "" any */
+	int expected_efa;             /* efa_count = N; -1 unchecked */
+	bool require_gdr;             /* gpudirect = required|optional */
+	int nmounts;
+	char mounts[GOLDEN_MAX_MOUNTS][PATH_MAX]; /* mount = /lustre (repeatable) */
+	int budget_ms;                            /* budget_ms = 5000: the whole run */
+	int nchecks;
+	struct golden_check_override checks[GOLDEN_MAX_CHECK_OVERRIDES];
+	/* check.NAME.deadline_ms = 2000, check.NAME.phases = prolog,epilog,
+	 * check.NAME = off */
+	int nxid;
+	struct golden_xid_override xids[GOLDEN_MAX_XID_OVERRIDES];
+	/* xid.31 = drain | drain-reset | drain-reboot | warn | ignore */
+	bool xid_scope_node_gpus;    /* xid_scope = all (default) | node-gpus */
+	char topology[PATH_MAX];     /* topology = FILE (%n) */
+	char sysroot[PATH_MAX];      /* sysroot = DIR (%n) */
+	char state_dir[PATH_MAX];    /* state_dir = /var/lib/slurm-golden (%n) */
+	char log_path[PATH_MAX];     /* log = /var/log/slurm-golden/health.jsonl (%n) */
+	char scontrol[PATH_MAX];     /* scontrol = /usr/bin/scontrol */
+	char teardown_dir[PATH_MAX]; /* teardown_dir = /run/slurm-golden/teardown (%n):
+	                                what the plugin's task_exit probe recorded */
+	int stall_sample_ms;         /* stall_sample_ms = 100: /proc/stat window */
+	int flap_count;              /* flap_count = 3: drains of one kind that mean flapping */
+	int flap_hours;              /* flap_hours = 24: ... within this many hours */
+	char metrics_dir[PATH_MAX];  /* metrics_dir = DIR (%n): node_exporter textfiles; "" off */
+};
+
+void golden_hc_conf_init(struct golden_hc_conf *conf);
+
+/* Parse FILE. check_owner: root-owned and not group/world-writable. */
+int golden_hc_conf_load(const char *path, bool check_owner, struct golden_hc_conf *conf,
+                        struct golden_err *err);
+
+/* Effective deadline and phases of a check after overrides; false if off. */
+bool golden_hc_conf_check(const struct golden_hc_conf *conf, const struct golden_check *chk,
+                          int *deadline_ms, unsigned *phases);
+
+/* The override for an XID, or NULL. */
+const struct golden_xid_override *golden_hc_conf_xid(const struct golden_hc_conf *conf, int xid);
+
+#endif

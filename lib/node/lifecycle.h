@@ -1,0 +1,64 @@
+/* The node's lifecycle after a health-check run: drain (or owe the drain
+ * while slurmctld is away), call repeated drains of one kind flapping, and
+ * return to service, each only as the fault's class allows. One code path
+ * for golden-watch, golden-prolog/-epilog and HealthCheckProgram runs.
+ *
+ * Return to service: a node golden drained is resumed only by golden, only
+ * while Slurm shows the very reason golden set (ledger.h), and only when
+ *   transient  the check that failed ran again and passed, and nothing failed;
+ *   reset      the GPU was re-initialised after the drain (the driver's
+ *              "NVRM: GPU at PCI:..." line in this boot's log) or the node
+ *              rebooted, and nothing failed;
+ *   reboot     the boot id changed since the drain, and nothing failed;
+ *   flapping   never: flap_count drains of one kind within flap_hours.
+ */
+#ifndef GOLDEN_LIFECYCLE_H
+#define GOLDEN_LIFECYCLE_H
+
+#include <stdbool.h>
+
+#include "health/check_run.h"
+#include "health/golden_conf.h"
+#include "node/ledger.h"
+#include "topo/topo.h"
+
+struct golden_lc {
+	const struct golden_hc_conf *conf;
+	const char *node;
+	const char *state_dir;
+	const char *sysroot;            /* NULL = real root (boot id) */
+	const char *kmsg_path;          /* NULL = /dev/kmsg */
+	const char *source;             /* "watch", "prolog", "epilog", "healthcheck", "manual" */
+	const char *metrics_dir;        /* "" or NULL: no textfile */
+	const struct golden_topo *topo; /* for gpuN -> PCI address; may be NULL */
+	long long now;                  /* 0: time(NULL) */
+};
+
+struct golden_lc_result {
+	char reason[GOLDEN_REASON_MAX]; /* drain reason decided in this run, "" none */
+	char drain[160];                /* what happened to the node, "" nothing */
+	char resume[160];               /* "resumed: ...", "" nothing */
+	char waiting[320];              /* what a held drain waits for, "" none held */
+	bool pending;                   /* a drain is owed (slurmctld did not take it) */
+	bool applied_owed;              /* a pending drain was applied in this run */
+};
+
+/* After a run: drain on a failure (flap damping, pending when slurmctld
+ * cannot be reached), apply an owed drain, and with review (health checks)
+ * decide whether a drain golden holds may end. Returns 0, or -1 if the
+ * ledger could not be locked or saved (res says what happened anyway). */
+int golden_lc_after_run(const struct golden_lc *lc, const struct golden_run_report *rep,
+                        bool review, struct golden_lc_result *res);
+
+/* Apply an owed drain if there is one (golden-watch's retry). Returns 1 if
+ * one is still owed afterwards, 0 if none, -1 on a ledger error. */
+int golden_lc_apply_pending(const struct golden_lc *lc, struct golden_lc_result *res);
+
+/* What the held drain waits for, in words (for `golden status`). */
+void golden_lc_waiting_for(const struct golden_lc *lc, const struct golden_hold *h, char *buf,
+                           size_t len);
+
+/* The flap key of a failure: the check and the component ("xid gpu3"). */
+void golden_lc_flap_key(const char *check, const char *code, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,396 @@
+#include <config.h>
+
+#include "node/node_main.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "health/check_run.h"
+#include "spank/plugin_args.h"
+#include "node/scontrol.h"
+#include "health/golden_conf.h"
+#include "health/health_log.h"
+#include "node/lifecycle.h"
+#include "node/metrics.h"
+#include "health/reason.h"
+#include "util/strutil.h"
+#include "stall/wbexposure.h"
+#include "stall/wbstall.h"
+
+#define DEFAULT_CONF "/etc/slurm/golden.conf"
+
+struct hc_opts {
+	enum golden_phase phase;
+	const char *config, *sysroot, *topology, *kmsg, *node;
+	int json, no_drain, kernel;
+};
+
+static void usage(const char *prog, FILE *out)
+{
+	fprintf(out,
+	        "Usage: %s [--prolog|--epilog|--healthcheck] [--config FILE] [--sysroot DIR]\n"
+	        "       %*s [--topology FILE] [--kmsg FILE] [--node NAME] [--json] [--no-drain]\n"
+	        "       %*s [--kernel]\n"
+	        "\n"
+	        "Run slurm-golden's GPU, fabric, storage and kernel-log health checks, each in\n"
+	        "its own process under a hard deadline. On a failure the node is drained with a\n"
+	        "reason that starts with the component and fault (sinfo -R shows 20 characters)\n"
+	        "and ends with " GOLDEN_REASON_MARKER
+	        ", unless it is already drained or down for another\n"
+	        "reason. Config: --config, $GOLDEN_CONF or " DEFAULT_CONF " (optional).\n"
+	        "--kernel prints the teardown-stall exposure report (kernel version against\n"
+	        "the fixes, cgroup writeback, filesystems) and exits 1 if exposed.\n"
+	        "--healthcheck is Slurm's HealthCheckProgram: passive checks only while a job\n"
+	        "runs, and a node golden drained is resumed once its fault has cleared as its\n"
+	        "class requires (transient: the check passes; gpu-reset: the GPU was\n"
+	        "re-initialised; reboot: the boot id changed; flapping: never).\n"
+	        "Exit status: 0 healthy or warnings, 1 a check failed, 2 usage/config error.\n",
+	        prog, (int)strlen(prog), "", (int)strlen(prog), "");
+}
+
+static int parse(int argc, char **argv, struct hc_opts *o)
+{
+	static const struct option longopts[] = {{"prolog", no_argument, NULL, 'p'},
+	                                         {"epilog", no_argument, NULL, 'e'},
+	                                         {"config", required_argument, NULL, 'c'},
+	                                         {"sysroot", required_argument, NULL, 's'},
+	                                         {"topology", required_argument, NULL, 't'},
+	                                         {"kmsg", required_argument, NULL, 'k'},
+	                                         {"node", required_argument, NULL, 'n'},
+	                                         {"json", no_argument, NULL, 'j'},
+	                                         {"no-drain", no_argument, NULL, 'N'},
+	                                         {"kernel", no_argument, NULL, 'K'},
+	                                         {"healthcheck", no_argument, NULL, 'H'},
+	                                         {"help", no_argument, NULL, 'h'},
+	                                         {NULL, 0, NULL, 0}};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->phase = GOLDEN_PHASE_PROLOG;
+			break;
+		case 'e':
+			o->phase = GOLDEN_PHASE_EPILOG;
+			break;
+		case 'H':
+			o->phase = GOLDEN_PHASE_HEALTH;
+			break;
+		case 'c':
+			o->config = optarg;
+			break;
+		case 's':
+			o->sysroot = optarg;
+			break;
+		case 't':
+			o->topology = optarg;
+			break;
+		case 'k':
+			o->kmsg = optarg;
+			break;
+		case 'n':
+			o->node = optarg;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'N':
+			o->no_drain = 1;
+			break;
+		case 'K':
+			o->kernel = 1;
+			break;
+		case 'h':
+			usage(argv[0], stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", argv[0],
+			        argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+int golden_hc_load_conf(const char *prog, const char *config, struct golden_hc_conf *conf)
+{
+	const char *path = config ? config : getenv("GOLDEN_CONF");
+	struct golden_err err = {{0}};
+	struct stat st;
+
+	golden_hc_conf_init(conf);
+	if (!path || !*path) {
+		path = DEFAULT_CONF;
+		if (stat(path, &st) < 0)
+			return 0; /* no config: defaults */
+	}
+	if (golden_hc_conf_load(path, geteuid() == 0, conf, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		return -1;
+	}
+	for (int i = 0; i < conf->nchecks; i++)
+		if (!golden_check_find(conf->checks[i].name)) {
+			fprintf(stderr,
+			        "%s: %s: check.%s: no such check (see golden check --help)\n", prog,
+			        path, conf->checks[i].name);
+			return -1;
+		}
+	return 0;
+}
+
+int golden_hc_expand(const char *prog, const char *key, const char *tmpl, const char *node,
+                     char *out, size_t len)
+{
+	struct golden_err err = {{0}};
+
+	if (golden_expand_node(tmpl, node, out, len, &err) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, key, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+struct discover_arg {
+	struct golden_topo_opts opts;
+};
+
+static void discover_child(void *shared, void *arg)
+{
+	struct golden_err err = {{0}};
+	struct golden_topo *topo = shared;
+
+	if (golden_topo_discover(&((struct discover_arg *)arg)->opts, topo, &err) < 0)
+		_exit(3);
+}
+
+void golden_hc_node_name(const char *opt, char *buf, size_t len)
+{
+	if (opt)
+		golden_strlcpy(buf, opt, len);
+	else if (getenv("SLURMD_NODENAME"))
+		golden_strlcpy(buf, getenv("SLURMD_NODENAME"), len);
+	else if (gethostname(buf, len) < 0)
+		golden_strlcpy(buf, "localhost", len);
+	buf[len - 1] = '\0';
+}
+
+int golden_hc_discover(const char *topology, const char *sysroot, struct golden_topo *topo)
+{
+	struct discover_arg darg;
+
+	darg.opts.topology_xml = topology && topology[0] ? topology : NULL;
+	darg.opts.sysroot = sysroot && sysroot[0] ? sysroot : NULL;
+	return golden_run_guarded(discover_child, &darg, topo, sizeof(*topo), 3000);
+}
+
+static const char *phase_name(enum golden_phase p)
+{
+	switch (p) {
+	case GOLDEN_PHASE_PROLOG:
+		return "prolog";
+	case GOLDEN_PHASE_EPILOG:
+		return "epilog";
+	case GOLDEN_PHASE_HEALTH:
+	case GOLDEN_PHASE_BUSY:
+		return "healthcheck";
+	default:
+		return "manual";
+	}
+}
+
+static void print_text(const struct golden_run_report *rep, const struct golden_run_info *info)
+{
+	printf("%s on %s%s%s: %d checks in %d ms\n", info->phase, info->node,
+	       info->job_id[0] ? " job " : "", info->job_id, rep->n, rep->total_ms);
+	if (info->topology_note)
+		printf("  topology: %s\n", info->topology_note);
+	for (int i = 0; i < rep->n; i++) {
+		const struct golden_check_outcome *c = &rep->out[i];
+
+		printf("  %-5s %-14s %5d ms  %s%s%s\n", golden_status_name(c->res.status),
+		       c->chk->name, c->duration_ms, c->res.code, c->res.code[0] ? ": " : "",
+		       c->res.detail);
+	}
+	if (info->reason)
+		printf("reason: %s\nnode: %s\n", info->reason,
+		       info->drain ? info->drain : "not drained (--no-drain)");
+	if (info->resume)
+		printf("node: %s\n", info->resume);
+	if (info->waiting)
+		printf("golden holds its drain until %s\n", info->waiting);
+}
+
+struct exposure_text {
+	char text[4096];
+	int exposed;
+};
+
+static void exposure_child(void *shared, void *arg)
+{
+	struct exposure_text *t = shared;
+	struct golden_exposure e;
+
+	golden_exposure_read(arg, &e);
+	golden_exposure_format(&e, t->text, sizeof(t->text));
+	t->exposed = e.exposed;
+}
+
+/* The mount table and sysfs can hang like anything else: a child again. */
+static int kernel_report(const char *sysroot)
+{
+	static struct exposure_text t;
+	int rc = golden_run_guarded(exposure_child, (void *)sysroot, &t, sizeof(t), 3000);
+
+	if (rc != 0) {
+		fprintf(stderr, "golden check --kernel: %s\n",
+		        rc == 1 ? "timed out after 3000 ms reading the kernel state"
+		                : "could not read the kernel state");
+		return 2;
+	}
+	fputs(t.text, stdout);
+	return t.exposed ? 1 : 0;
+}
+
+/* HealthCheckProgram runs on idle, allocated and drained nodes alike: while
+ * a job runs only passive checks; if Slurm cannot tell, assume one runs. */
+static enum golden_phase health_phase(const struct golden_hc_conf *conf, const char *node,
+                                      struct golden_run_info *info)
+{
+	struct golden_node_state st;
+	struct golden_err err = {{0}};
+
+	if (golden_node_query(conf->scontrol, node, 5000, &st, &err) < 0) {
+		info->node_state = "unknown (scontrol failed): passive checks only";
+		return GOLDEN_PHASE_BUSY;
+	}
+	if (golden_node_busy(&st)) {
+		info->node_state = "busy: passive checks only";
+		return GOLDEN_PHASE_BUSY;
+	}
+	info->node_state = "idle";
+	return GOLDEN_PHASE_HEALTH;
+}
+
+int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
+{
+	const char *prog = argv[0];
+	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
+	struct golden_hc_conf *conf = malloc(sizeof(*conf));
+	struct golden_topo *topo = malloc(sizeof(*topo));
+	char node[64], topopath[PATH_MAX], sysroot[PATH_MAX], state[PATH_MAX], logp[PATH_MAX];
+	char tdir[PATH_MAX];
+	char reason[GOLDEN_REASON_MAX];
+	const struct golden_check *list[GOLDEN_MAX_CHECKS];
+	struct golden_run_report *rep = malloc(sizeof(*rep));
+	struct golden_lc_result *lcres = malloc(sizeof(*lcres));
+	struct golden_run_info info = {0};
+	char metrics[PATH_MAX];
+	struct golden_check_ctx ctx;
+	const char *job = getenv("SLURM_JOB_ID");
+	int rc = 2, n, drc;
+
+	if (!conf || !topo || !rep || !lcres || parse(argc, argv, &o) < 0 ||
+	    golden_hc_load_conf(prog, o.config, conf) < 0)
+		goto out;
+	golden_hc_node_name(o.node, node, sizeof(node));
+	if (!golden_is_safe_name(job ? job : "0", 32))
+		job = NULL;
+	if (golden_hc_expand(prog, "topology", o.topology ? o.topology : conf->topology, node,
+	                     topopath, sizeof(topopath)) ||
+	    golden_hc_expand(prog, "sysroot", o.sysroot ? o.sysroot : conf->sysroot, node, sysroot,
+	                     sizeof(sysroot)) ||
+	    golden_hc_expand(prog, "state_dir", conf->state_dir, node, state, sizeof(state)) ||
+	    golden_hc_expand(prog, "log", conf->log_path, node, logp, sizeof(logp)) ||
+	    golden_hc_expand(prog, "teardown_dir", conf->teardown_dir, node, tdir, sizeof(tdir)) ||
+	    golden_hc_expand(prog, "metrics_dir", conf->metrics_dir, node, metrics,
+	                     sizeof(metrics)))
+		goto out;
+	if (o.kernel) {
+		rc = kernel_report(sysroot[0] ? sysroot : NULL);
+		goto out;
+	}
+
+	info.node = node;
+	info.job_id = job ? job : "";
+	if (o.phase == GOLDEN_PHASE_HEALTH)
+		o.phase = health_phase(conf, node, &info);
+	info.phase = phase_name(o.phase);
+	/* Discovery reads sysfs too: it gets a deadline like every check. */
+	drc = golden_hc_discover(topopath, sysroot, topo);
+	if (drc != 0)
+		info.topology_note = drc == 1 ? "discovery timed out after 3000 ms"
+		                              : "discovery failed (see golden topo)";
+	ctx = (struct golden_check_ctx){conf,
+	                                drc == 0 ? topo : NULL,
+	                                sysroot[0] ? sysroot : NULL,
+	                                node,
+	                                info.job_id,
+	                                o.phase,
+	                                o.kmsg,
+	                                state,
+	                                tdir};
+	n = golden_checks_select(conf, o.phase, list, GOLDEN_MAX_CHECKS);
+	golden_checks_run(list, n, &ctx, conf->budget_ms, rep);
+	/* A storage check that timed out during a writeback stall blames the kernel. */
+	golden_stall_attribute(rep, state, ctx.sysroot);
+
+	rc = 0;
+	if (golden_reason_format(rep, reason, sizeof(reason)) == 0) {
+		info.reason = reason;
+		rc = 1;
+	}
+	if (!o.no_drain) {
+		struct golden_lc lc = {conf,    node,     state, ctx.sysroot, o.kmsg, info.phase,
+		                       metrics, ctx.topo, 0};
+		bool review = o.phase == GOLDEN_PHASE_HEALTH || o.phase == GOLDEN_PHASE_BUSY;
+
+		if (golden_lc_after_run(&lc, rep, review, lcres) < 0)
+			fprintf(stderr, "%s: cannot update the lifecycle ledger in %s\n", prog,
+			        state);
+		if (lcres->reason[0])
+			info.reason = lcres->reason;
+		info.drain = lcres->drain[0] ? lcres->drain : NULL;
+		info.resume = lcres->resume[0] ? lcres->resume : NULL;
+		info.waiting = lcres->waiting[0] ? lcres->waiting : NULL;
+		/* An owed drain was applied: this node must not take the job. */
+		if (lcres->applied_owed)
+			rc = 1;
+	}
+	if (metrics[0] && golden_metrics_checks(metrics, node, info.phase, rep) < 0)
+		fprintf(stderr, "%s: cannot write metrics to %s\n", prog, metrics);
+	if (golden_hclog_append(logp, rep, &info) < 0)
+		fprintf(stderr, "%s: cannot append to %s\n", prog, logp);
+	golden_hclog_syslog(rep, &info);
+	if (o.json) {
+		struct json_object *j = golden_report_to_json(rep, &info);
+
+		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+		json_object_put(j);
+	} else if (o.phase == GOLDEN_PHASE_MANUAL || o.no_drain) {
+		print_text(rep, &info);
+	} else if (info.reason || info.resume) {
+		fprintf(stderr, "%s: %s: %s%s%s\n", prog, node, info.reason ? info.reason : "",
+		        info.reason && info.drain ? ": " : "",
+		        info.resume  ? info.resume
+		        : info.drain ? info.drain
+		                     : "");
+	}
+out:
+	free(conf);
+	free(topo);
+	free(rep);
+	free(lcres);
+	return rc;
+}

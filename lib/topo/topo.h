@@ -1,0 +1,124 @@
+/* Node topology as slurm-golden sees it: NVIDIA GPUs, network devices,
+ * their PCIe locality and the class each NIC plays on the node.
+ *
+ * Everything here is a plain value (fixed-size arrays, no pointers) so a
+ * topology can be copied, compared and freed with one call.
+ */
+#ifndef GOLDEN_TOPO_H
+#define GOLDEN_TOPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/errbuf.h"
+
+#define GOLDEN_MAX_GPUS  64
+#define GOLDEN_MAX_NICS  128
+#define GOLDEN_MAX_PORTS 4
+#define GOLDEN_NAME_LEN  64
+#define GOLDEN_BUSID_LEN 16 /* "0000:18:00.0" */
+
+/* NCCL's path classes, best first (src/graph/paths.h). */
+enum golden_loc {
+	GOLDEN_LOC_PIX = 1, /* same PCIe switch: at most one bridge */
+	GOLDEN_LOC_PXB,     /* several bridges, no host bridge */
+	GOLDEN_LOC_PHB,     /* through the host bridge, same NUMA node */
+	GOLDEN_LOC_SYS,     /* across the SMP interconnect */
+	GOLDEN_LOC_NONE     /* no PCI device (virtual) or no GPU */
+};
+
+enum golden_nic_kind {
+	GOLDEN_NIC_IB,   /* OpenFabrics device, link layer InfiniBand */
+	GOLDEN_NIC_ROCE, /* OpenFabrics device, link layer Ethernet */
+	GOLDEN_NIC_EFA,  /* AWS Elastic Fabric Adapter (0x1d0f:0xefa*) */
+	GOLDEN_NIC_ETH   /* plain netdev (Ethernet, IPoIB child, bond, virtual) */
+};
+
+enum golden_nic_class {
+	GOLDEN_CLASS_COMPUTE, /* GPU-local fast fabric: belongs in NCCL_IB_HCA */
+	GOLDEN_CLASS_STORAGE, /* high-speed but not GPU-local: never in NCCL_IB_HCA */
+	GOLDEN_CLASS_MGMT,    /* management / bootstrap candidates */
+	GOLDEN_CLASS_VIRTUAL  /* lo, docker0, veth*, bridges without a device... */
+};
+
+struct golden_port {
+	int num;
+	char link_layer[16]; /* "InfiniBand", "Ethernet" or "" if unknown */
+	int state;           /* 4 = ACTIVE; -1 unknown */
+	int phys_state;      /* 5 = LinkUp; -1 unknown */
+	double rate_gbps;    /* 400.0; 0 unknown */
+	int roce_v2_gid;     /* lowest RoCE v2 GID index (IPv4 preferred), -1 none */
+};
+
+struct golden_gpu {
+	char busid[GOLDEN_BUSID_LEN];
+	unsigned vendor, device;
+	char model[GOLDEN_NAME_LEN]; /* "H100 SXM5 80GB", or the PCI id if unknown */
+	int numa;                    /* -1 unknown */
+	int nearest_nic;             /* index into nics[] of the best compute NIC, -1 */
+	enum golden_loc nearest_loc;
+};
+
+struct golden_nic {
+	char name[GOLDEN_NAME_LEN];   /* RDMA device (mlx5_0, rdmap16s27) or netdev */
+	char netdev[GOLDEN_NAME_LEN]; /* netdev of an RDMA device, "" if none */
+	enum golden_nic_kind kind;
+	enum golden_nic_class cls;
+	char busid[GOLDEN_BUSID_LEN]; /* "" for virtual devices */
+	unsigned vendor, device;
+	int numa;                /* -1 unknown */
+	enum golden_loc gpu_loc; /* best locality to any GPU */
+	int nports;
+	struct golden_port ports[GOLDEN_MAX_PORTS];
+	double rate_gbps;   /* best port rate, or netdev speed/1000 */
+	char operstate[16]; /* netdev operstate ("up"), "" if no netdev */
+	bool has_addr;      /* netdev carries an IPv4 route or global IPv6 */
+	bool default_route; /* netdev carries the IPv4 default route */
+	bool has_device;    /* sysfs netdev has a device link (PCI or not) */
+	bool is_bridge;     /* sysfs bridge/ directory */
+	bool is_bond;       /* sysfs bonding/ directory */
+};
+
+struct golden_topo {
+	int ngpus;
+	struct golden_gpu gpus[GOLDEN_MAX_GPUS];
+	int nnics;
+	struct golden_nic nics[GOLDEN_MAX_NICS];
+	int nnuma;
+	int nvswitches;                     /* NVIDIA PCI class 0x0680 devices */
+	bool pcie_flat;                     /* no NIC is PIX/PXB to any GPU */
+	char dmi_product[128];              /* /sys/devices/virtual/dmi/id/product_name */
+	char bootstrap_if[GOLDEN_NAME_LEN]; /* chosen NCCL_SOCKET_IFNAME, "" none */
+	char source[512];                   /* "hwloc XML FILE" or "live hwloc" */
+	/* PCIe locality of every GPU to every NIC (enum golden_loc values). */
+	unsigned char loc[GOLDEN_MAX_GPUS][GOLDEN_MAX_NICS];
+};
+
+struct golden_topo_opts {
+	const char *topology_xml; /* NULL: load the live topology */
+	const char *sysroot;      /* NULL or "/": the real root */
+};
+
+/* Discover the node. Returns 0, or -1 with a one-line reason in err. */
+int golden_topo_discover(const struct golden_topo_opts *opts, struct golden_topo *topo,
+                         struct golden_err *err);
+
+/* Classify NICs, choose the bootstrap interface and each GPU's nearest
+ * compute NIC from the facts discovery filled in (pure: no I/O). */
+void golden_topo_classify(struct golden_topo *topo);
+
+/* Is this netdev name one of the well-known virtual interfaces? */
+bool golden_netdev_name_is_virtual(const char *name);
+
+/* Names for printing and JSON. */
+const char *golden_loc_name(enum golden_loc loc);
+const char *golden_nic_kind_name(enum golden_nic_kind kind);
+const char *golden_nic_class_name(enum golden_nic_class cls);
+
+/* Human-readable and JSON renderings used by `golden topo`. */
+struct json_object;
+struct json_object *golden_topo_to_json(const struct golden_topo *topo);
+void golden_topo_print_text(const struct golden_topo *topo, FILE *out);
+
+#endif

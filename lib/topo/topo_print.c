@@ -1,0 +1,142 @@
+/* `golden topo` renderings. */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "topo/topo.h"
+
+static const char *nic_ifname(const struct golden_nic *n)
+{
+	return n->kind == GOLDEN_NIC_ETH ? n->name : n->netdev;
+}
+
+static struct json_object *port_json(const struct golden_port *p)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "port", json_object_new_int(p->num));
+	json_object_object_add(o, "link_layer", json_object_new_string(p->link_layer));
+	json_object_object_add(o, "state", json_object_new_int(p->state));
+	json_object_object_add(o, "phys_state", json_object_new_int(p->phys_state));
+	json_object_object_add(o, "rate_gbps", json_object_new_double(p->rate_gbps));
+	json_object_object_add(o, "roce_v2_gid_index", json_object_new_int(p->roce_v2_gid));
+	return o;
+}
+
+static struct json_object *nic_json(const struct golden_nic *n)
+{
+	struct json_object *o = json_object_new_object(), *ports = json_object_new_array();
+
+	json_object_object_add(o, "name", json_object_new_string(n->name));
+	json_object_object_add(o, "netdev", json_object_new_string(n->netdev));
+	json_object_object_add(o, "kind", json_object_new_string(golden_nic_kind_name(n->kind)));
+	json_object_object_add(o, "class", json_object_new_string(golden_nic_class_name(n->cls)));
+	json_object_object_add(o, "busid", json_object_new_string(n->busid));
+	json_object_object_add(o, "numa", json_object_new_int(n->numa));
+	json_object_object_add(o, "gpu_locality",
+	                       json_object_new_string(golden_loc_name(n->gpu_loc)));
+	json_object_object_add(o, "rate_gbps", json_object_new_double(n->rate_gbps));
+	json_object_object_add(o, "operstate", json_object_new_string(n->operstate));
+	json_object_object_add(o, "has_address", json_object_new_boolean(n->has_addr));
+	json_object_object_add(o, "default_route", json_object_new_boolean(n->default_route));
+	for (int i = 0; i < n->nports; i++)
+		json_object_array_add(ports, port_json(&n->ports[i]));
+	json_object_object_add(o, "ports", ports);
+	return o;
+}
+
+struct json_object *golden_topo_to_json(const struct golden_topo *topo)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *gpus = json_object_new_array(), *nics = json_object_new_array();
+
+	for (int i = 0; i < topo->ngpus; i++) {
+		const struct golden_gpu *g = &topo->gpus[i];
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "busid", json_object_new_string(g->busid));
+		json_object_object_add(j, "model", json_object_new_string(g->model));
+		json_object_object_add(j, "numa", json_object_new_int(g->numa));
+		json_object_object_add(j, "nearest_nic",
+		                       g->nearest_nic >= 0
+		                           ? json_object_new_string(topo->nics[g->nearest_nic].name)
+		                           : NULL);
+		json_object_object_add(j, "nearest_locality",
+		                       json_object_new_string(golden_loc_name(g->nearest_loc)));
+		json_object_array_add(gpus, j);
+	}
+	for (int i = 0; i < topo->nnics; i++)
+		json_object_array_add(nics, nic_json(&topo->nics[i]));
+	json_object_object_add(o, "source", json_object_new_string(topo->source));
+	json_object_object_add(o, "dmi_product", json_object_new_string(topo->dmi_product));
+	json_object_object_add(o, "numa_count", json_object_new_int(topo->nnuma));
+	json_object_object_add(o, "nvswitches", json_object_new_int(topo->nvswitches));
+	json_object_object_add(o, "pcie_flat", json_object_new_boolean(topo->pcie_flat));
+	json_object_object_add(o, "bootstrap_if", json_object_new_string(topo->bootstrap_if));
+	json_object_object_add(o, "gpus", gpus);
+	json_object_object_add(o, "nics", nics);
+	return o;
+}
+
+static void port_summary(const struct golden_nic *n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n->nports && used < len; i++) {
+		const struct golden_port *p = &n->ports[i];
+		int w = snprintf(buf + used, len - used, "%sp%d %s %s %s%s", i ? ", " : "", p->num,
+		                 p->state == 4  ? "ACTIVE"
+		                 : p->state < 0 ? "?"
+		                                : "NOT-ACTIVE",
+		                 p->phys_state == 5  ? "LinkUp"
+		                 : p->phys_state < 0 ? "?"
+		                                     : "down",
+		                 p->link_layer[0] ? p->link_layer : "?", "");
+
+		if (w < 0)
+			return;
+		used += (size_t)w;
+		if (p->roce_v2_gid >= 0 && used < len) {
+			w = snprintf(buf + used, len - used, " gid%d=RoCEv2", p->roce_v2_gid);
+			used += w > 0 ? (size_t)w : 0;
+		}
+	}
+}
+
+void golden_topo_print_text(const struct golden_topo *topo, FILE *out)
+{
+	char ports[256];
+
+	fprintf(out, "source: %s\nproduct: %s\nNUMA nodes: %d   NVSwitches: %d%s\n\n", topo->source,
+	        topo->dmi_product[0] ? topo->dmi_product : "-", topo->nnuma, topo->nvswitches,
+	        topo->pcie_flat ? "   PCIe tree is flat (VM?): compute rails chosen by speed" : "");
+	fprintf(out, "GPUs (%d):\n", topo->ngpus);
+	fprintf(out, "  %-4s %-13s %-22s %-4s %s\n", "#", "BUSID", "MODEL", "NUMA", "NEAREST NIC");
+	for (int i = 0; i < topo->ngpus; i++) {
+		const struct golden_gpu *g = &topo->gpus[i];
+
+		fprintf(out, "  %-4d %-13s %-22s %-4d %s %s\n", i, g->busid, g->model, g->numa,
+		        g->nearest_nic >= 0 ? topo->nics[g->nearest_nic].name : "-",
+		        golden_loc_name(g->nearest_loc));
+	}
+	fprintf(out, "\nNICs (%d):\n", topo->nnics);
+	fprintf(out, "  %-14s %-5s %-8s %-13s %-4s %-4s %-7s %-14s %-6s %s\n", "NAME", "KIND",
+	        "CLASS", "BUSID", "NUMA", "LOC", "GB/S", "NETDEV", "STATE", "PORTS");
+	for (int i = 0; i < topo->nnics; i++) {
+		const struct golden_nic *n = &topo->nics[i];
+
+		port_summary(n, ports, sizeof(ports));
+		fprintf(out, "  %-14s %-5s %-8s %-13s %-4d %-4s %-7g %-14s %-6s %s\n", n->name,
+		        golden_nic_kind_name(n->kind), golden_nic_class_name(n->cls),
+		        n->busid[0] ? n->busid : "-", n->numa, golden_loc_name(n->gpu_loc),
+		        n->rate_gbps, *nic_ifname(n) ? nic_ifname(n) : "-",
+		        n->operstate[0] ? n->operstate : "-", ports);
+	}
+	fprintf(out, "\nbootstrap interface (NCCL_SOCKET_IFNAME): %s\n",
+	        topo->bootstrap_if[0] ? topo->bootstrap_if
+	                              : "(none: no up interface with an address)");
+}

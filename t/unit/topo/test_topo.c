@@ -1,0 +1,628 @@
+/* Topology discovery over the generated fixtures (t/fixtures/nodes.json,
+ * written by mkfixture.py into $GOLDEN_FIXTURES) and over three real hwloc
+ * exports from hwloc's own test suite (t/fixtures/hwloc/). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "t/unit/tap.h"
+#include "topo/topo.h"
+
+static char fixtures[1024];
+static char srcdir[1024];
+static struct golden_topo *topo;
+
+static const char *const hgx_gpu_bus[8] = {
+    "0000:1b:00.0", "0000:43:00.0", "0000:52:00.0", "0000:61:00.0",
+    "0000:9d:00.0", "0000:c3:00.0", "0000:d1:00.0", "0000:df:00.0",
+};
+static const int hgx_gpu_numa[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+/* The compute CX-7 sharing each GPU's PCIe switch, in the same order. */
+static const char *const hgx_hca_bus[8] = {
+    "0000:18:00.0", "0000:40:00.0", "0000:4f:00.0", "0000:5e:00.0",
+    "0000:9a:00.0", "0000:c0:00.0", "0000:ce:00.0", "0000:dc:00.0",
+};
+static const char *const hgx_hca[8] = {"mlx5_0", "mlx5_3", "mlx5_4",  "mlx5_5",
+                                       "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"};
+static const char *const hgx_ipoib[8] = {"ibp24s0",  "ibp64s0",  "ibp79s0",  "ibp94s0",
+                                         "ibp154s0", "ibp192s0", "ibp206s0", "ibp220s0"};
+
+static void bail(const char *what)
+{
+	printf("Bail out! %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* Discover fixture NAME (topo.xml + root/) into topo. */
+static int load_fixture(const char *name, struct golden_err *err)
+{
+	char xml[2048], root[2048];
+	struct golden_topo_opts opts = {xml, root};
+
+	snprintf(xml, sizeof(xml), "%s/%s/topo.xml", fixtures, name);
+	snprintf(root, sizeof(root), "%s/%s/root", fixtures, name);
+	/* Poison: discovery must fill in every field itself. */
+	memset(topo, 0x5a, sizeof(*topo));
+	memset(err, 0, sizeof(*err));
+	return golden_topo_discover(&opts, topo, err);
+}
+
+static int load_xml(const char *xml, const char *root, struct golden_err *err)
+{
+	struct golden_topo_opts opts = {xml, root};
+
+	memset(topo, 0x5a, sizeof(*topo));
+	memset(err, 0, sizeof(*err));
+	return golden_topo_discover(&opts, topo, err);
+}
+
+static int nic_index(const char *name)
+{
+	for (int i = 0; i < topo->nnics; i++)
+		if (!strcmp(topo->nics[i].name, name))
+			return i;
+	return -1;
+}
+
+/* The nic named name; a failed test (and a dummy) if there is none. */
+static const struct golden_nic *nic(const char *name)
+{
+	static struct golden_nic none;
+	int i = nic_index(name);
+
+	if (i < 0) {
+		ok(0, "nic %s exists", name);
+		memset(&none, 0, sizeof(none));
+		none.gpu_loc = GOLDEN_LOC_NONE;
+		return &none;
+	}
+	return &topo->nics[i];
+}
+
+static int gpu_index(const char *busid)
+{
+	for (int i = 0; i < topo->ngpus; i++)
+		if (!strcmp(topo->gpus[i].busid, busid))
+			return i;
+	return -1;
+}
+
+static void no_nic(const char *name, const char *why)
+{
+	ok(nic_index(name) < 0, "no nic entry %s (%s)", name, why);
+}
+
+static void dump(const char *fixture)
+{
+	diag("%s: %d GPUs, %d NICs, %d NUMA, %d NVSwitch, flat %d, bootstrap '%s', dmi '%s'",
+	     fixture, topo->ngpus, topo->nnics, topo->nnuma, topo->nvswitches, topo->pcie_flat,
+	     topo->bootstrap_if, topo->dmi_product);
+	for (int i = 0; i < topo->nnics; i++) {
+		const struct golden_nic *n = &topo->nics[i];
+
+		diag("  nic %-10s netdev %-10s %-4s %-8s %-12s loc %s rate %g oper '%s' addr %d "
+		     "dflt %d",
+		     n->name, n->netdev, golden_nic_kind_name(n->kind),
+		     golden_nic_class_name(n->cls), n->busid, golden_loc_name(n->gpu_loc),
+		     n->rate_gbps, n->operstate, n->has_addr, n->default_route);
+	}
+}
+
+/* An RDMA device on an ACTIVE single port. */
+static void check_rdma(const char *name, const char *netdev, const char *busid,
+                       enum golden_nic_kind kind, enum golden_nic_class cls, enum golden_loc loc,
+                       double rate, const char *link_layer)
+{
+	const struct golden_nic *n = nic(name);
+
+	is(n->netdev, netdev, "%s: netdev", name);
+	is(n->busid, busid, "%s: busid", name);
+	is_int(n->kind, kind, "%s: kind %s", name, golden_nic_kind_name(kind));
+	is_int(n->cls, cls, "%s: class %s", name, golden_nic_class_name(cls));
+	is_int(n->gpu_loc, loc, "%s: gpu_loc %s", name, golden_loc_name(loc));
+	ok(n->rate_gbps == rate, "%s: rate %g Gb/s (got %g)", name, rate, n->rate_gbps);
+	is_int(n->nports, 1, "%s: one port", name);
+	is_int(n->ports[0].num, 1, "%s: port 1", name);
+	is(n->ports[0].link_layer, link_layer, "%s: link layer", name);
+	is_int(n->ports[0].state, 4, "%s: port ACTIVE", name);
+	is_int(n->ports[0].phys_state, 5, "%s: port LinkUp", name);
+	ok(n->ports[0].rate_gbps == rate, "%s: port rate %g", name, n->ports[0].rate_gbps);
+	is(n->operstate, "up", "%s: netdev %s is up", name, netdev);
+	ok(n->has_device, "%s: has a device", name);
+}
+
+static void check_hgx_gpus(void)
+{
+	is_int(topo->ngpus, 8, "8 GPUs");
+	for (int g = 0; g < 8 && g < topo->ngpus; g++) {
+		is(topo->gpus[g].busid, hgx_gpu_bus[g], "GPU %d busid (PCI order)", g);
+		is(topo->gpus[g].model, "H100 SXM5 80GB", "GPU %d model", g);
+		is_int(topo->gpus[g].vendor, 0x10de, "GPU %d vendor", g);
+		is_int(topo->gpus[g].device, 0x2330, "GPU %d device", g);
+		is_int(topo->gpus[g].numa, hgx_gpu_numa[g], "GPU %d NUMA node", g);
+	}
+	is_int(topo->nvswitches, 4, "4 NVSwitches (class 0680, not GPUs)");
+	is_int(topo->nnuma, 2, "2 NUMA nodes");
+	ok(!topo->pcie_flat, "not flat: every compute HCA shares a switch with a GPU");
+}
+
+/* Every GPU's nearest compute NIC is the HCA on its own PCIe switch. */
+static void check_hgx_nearest(const char *const names[8])
+{
+	for (int g = 0; g < 8 && g < topo->ngpus; g++) {
+		int i = topo->gpus[g].nearest_nic;
+
+		ok(i >= 0 && i < topo->nnics && !strcmp(topo->nics[i].name, names[g]),
+		   "GPU %s nearest NIC is %s (got %s)", hgx_gpu_bus[g], names[g],
+		   i >= 0 && i < topo->nnics ? topo->nics[i].name : "none");
+		is_int(topo->gpus[g].nearest_loc, GOLDEN_LOC_PIX, "GPU %s nearest loc PIX",
+		       hgx_gpu_bus[g]);
+	}
+}
+
+static void test_hgx_ib(void)
+{
+	struct golden_err err;
+	const struct golden_nic *n;
+	int g0, g4, i;
+
+	if (!ok(load_fixture("hgx-h100-ib", &err) == 0, "hgx-h100-ib discovered: %s", err.msg))
+		return;
+	dump("hgx-h100-ib");
+	check_hgx_gpus();
+	for (int k = 0; k < 8; k++)
+		check_rdma(hgx_hca[k], hgx_ipoib[k], hgx_hca_bus[k], GOLDEN_NIC_IB,
+		           GOLDEN_CLASS_COMPUTE, GOLDEN_LOC_PIX, 400, "InfiniBand");
+	n = nic("mlx5_0");
+	is_int(n->vendor, 0x15b3, "mlx5_0 vendor Mellanox");
+	is_int(n->device, 0x1021, "mlx5_0 device CX-7");
+	is_int(n->numa, 0, "mlx5_0 NUMA 0");
+	is_int(nic("mlx5_11")->numa, 1, "mlx5_11 NUMA 1");
+	is_int(n->ports[0].roce_v2_gid, -1, "IB port: no RoCE v2 GID");
+	ok(n->has_addr, "ibp24s0 carries 192.168.10.0/24");
+	ok(!n->default_route, "ibp24s0 has no default route");
+	ok(!nic("mlx5_3")->has_addr, "ibp64s0 has no IPv4 route (only a link-local IPv6)");
+
+	/* Storage: one dual-port card on its own root port of NUMA 0, not under
+	 * any GPU switch; the GPUs on NUMA 0 reach it through the host bridge. */
+	check_rdma("mlx5_1", "ibp41s0f0", "0000:29:00.0", GOLDEN_NIC_IB, GOLDEN_CLASS_STORAGE,
+	           GOLDEN_LOC_PHB, 400, "InfiniBand");
+	check_rdma("mlx5_2", "ibp41s0f1", "0000:29:00.1", GOLDEN_NIC_IB, GOLDEN_CLASS_STORAGE,
+	           GOLDEN_LOC_PHB, 400, "InfiniBand");
+	ok(nic("mlx5_1")->has_addr, "ibp41s0f0 carries 10.20.0.0/16");
+
+	n = nic("eno1");
+	is_int(n->kind, GOLDEN_NIC_ETH, "eno1 kind eth");
+	is_int(n->cls, GOLDEN_CLASS_MGMT, "eno1 class mgmt");
+	ok(n->default_route, "eno1 carries the default route");
+	ok(n->has_addr, "eno1 has an address");
+	is(n->operstate, "up", "eno1 up");
+	is(n->busid, "0000:05:00.0", "eno1 busid");
+	is_int(n->vendor, 0x8086, "eno1 vendor Intel");
+	is_int(n->device, 0x1533, "eno1 device I210");
+	ok(n->rate_gbps == 1, "eno1 rate 1 Gb/s (got %g)", n->rate_gbps);
+	ok(n->has_device && !n->is_bridge && !n->is_bond, "eno1 is a plain PCI NIC");
+	is(n->netdev, "", "a plain netdev has no separate netdev name");
+
+	n = nic("eno2");
+	is_int(n->cls, GOLDEN_CLASS_MGMT, "eno2 class mgmt");
+	is(n->operstate, "down", "eno2 down");
+	ok(!n->default_route && !n->has_addr, "eno2 has no route");
+
+	n = nic("docker0");
+	is_int(n->cls, GOLDEN_CLASS_VIRTUAL, "docker0 virtual");
+	ok(n->is_bridge, "docker0 is a bridge");
+	ok(!n->has_device, "docker0 has no device");
+	is(n->busid, "", "docker0 has no busid");
+	is_int(n->gpu_loc, GOLDEN_LOC_NONE, "docker0 loc NONE");
+	ok(n->has_addr && !n->default_route, "docker0 has 172.17.0.0/16 only");
+
+	n = nic("lo");
+	is_int(n->cls, GOLDEN_CLASS_VIRTUAL, "lo virtual");
+	ok(!n->has_device, "lo has no device");
+
+	/* IPoIB netdevs belong to their RDMA device, not to a nic of their own. */
+	for (int k = 0; k < 8; k++)
+		no_nic(hgx_ipoib[k], "IPoIB child of an HCA");
+	no_nic("ibp41s0f0", "IPoIB child of mlx5_1");
+	no_nic("ibp41s0f1", "IPoIB child of mlx5_2");
+	is_int(topo->nnics, 14, "14 NICs: 10 HCAs, eno1, eno2, docker0, lo");
+
+	check_hgx_nearest(hgx_hca);
+	/* The locality matrix itself. */
+	g0 = gpu_index("0000:1b:00.0");
+	g4 = gpu_index("0000:9d:00.0");
+	if (g0 >= 0 && g4 >= 0 && (i = nic_index("mlx5_0")) >= 0) {
+		is_int(topo->loc[g0][i], GOLDEN_LOC_PIX, "GPU 1b - mlx5_0: same switch, PIX");
+		is_int(topo->loc[g4][i], GOLDEN_LOC_SYS, "GPU 9d - mlx5_0: other socket, SYS");
+	}
+	if (g0 >= 0 && (i = nic_index("mlx5_3")) >= 0)
+		is_int(topo->loc[g0][i], GOLDEN_LOC_PHB, "GPU 1b - mlx5_3: other switch, PHB");
+	if (g4 >= 0 && (i = nic_index("mlx5_1")) >= 0)
+		is_int(topo->loc[g4][i], GOLDEN_LOC_SYS, "GPU 9d - mlx5_1: other socket, SYS");
+
+	is(topo->bootstrap_if, "eno1", "bootstrap on eno1 (mgmt, default route)");
+	is(topo->dmi_product, "DGX H100", "DMI product");
+	ok(strstr(topo->source, "hwloc XML") && strstr(topo->source, "hgx-h100-ib/topo.xml"),
+	   "source names the XML: %s", topo->source);
+}
+
+static void test_hgx_ib_alt(void)
+{
+	static const char *const names[8] = {"ibp24s0",  "ibp64s0",  "ibp79s0",  "ibp94s0",
+	                                     "ibp154s0", "ibp192s0", "ibp206s0", "ibp220s0"};
+	struct golden_err err;
+	const struct golden_nic *n;
+
+	if (!ok(load_fixture("hgx-h100-ib-alt", &err) == 0, "hgx-h100-ib-alt discovered: %s",
+	        err.msg))
+		return;
+	dump("hgx-h100-ib-alt");
+	check_hgx_gpus();
+	for (int k = 0; k < 8; k++) {
+		char netdev[8];
+
+		snprintf(netdev, sizeof(netdev), "ib%d", k);
+		check_rdma(names[k], netdev, hgx_hca_bus[k], GOLDEN_NIC_IB, GOLDEN_CLASS_COMPUTE,
+		           GOLDEN_LOC_PIX, 400, "InfiniBand");
+		no_nic(netdev, "IPoIB child of an HCA");
+	}
+	check_rdma("ibp41s0f0", "ib8", "0000:29:00.0", GOLDEN_NIC_IB, GOLDEN_CLASS_STORAGE,
+	           GOLDEN_LOC_PHB, 400, "InfiniBand");
+	check_rdma("ibp41s0f1", "ib9", "0000:29:00.1", GOLDEN_NIC_IB, GOLDEN_CLASS_STORAGE,
+	           GOLDEN_LOC_PHB, 400, "InfiniBand");
+	n = nic("ens1f0");
+	is_int(n->cls, GOLDEN_CLASS_MGMT, "ens1f0 class mgmt");
+	ok(n->default_route, "ens1f0 carries the default route");
+	no_nic("eno1", "renamed ens1f0");
+	no_nic("eno2", "not on this node");
+	is_int(nic("docker0")->cls, GOLDEN_CLASS_VIRTUAL, "docker0 virtual");
+	is_int(topo->nnics, 13, "13 NICs: 10 HCAs, ens1f0, docker0, lo");
+	check_hgx_nearest(names);
+	is(topo->bootstrap_if, "ens1f0", "bootstrap on ens1f0");
+	is(topo->dmi_product, "PowerEdge XE9680", "DMI product");
+}
+
+static void test_hgx_roce(void)
+{
+	static const char *const names[8] = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3",
+	                                     "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"};
+	static const char *const netdevs[8] = {
+	    "enp24s0np0",  "enp64s0np0",  "enp79s0np0",  "enp94s0np0",
+	    "enp154s0np0", "enp192s0np0", "enp206s0np0", "enp220s0np0",
+	};
+	struct golden_err err;
+	const struct golden_nic *n;
+
+	if (!ok(load_fixture("hgx-h100-roce", &err) == 0, "hgx-h100-roce discovered: %s", err.msg))
+		return;
+	dump("hgx-h100-roce");
+	check_hgx_gpus();
+	for (int k = 0; k < 8; k++) {
+		check_rdma(names[k], netdevs[k], hgx_hca_bus[k], GOLDEN_NIC_ROCE,
+		           GOLDEN_CLASS_COMPUTE, GOLDEN_LOC_PIX, 200, "Ethernet");
+		n = nic(names[k]);
+		/* GIDs 0/1 are link-local v1/v2, 2/3 IPv4-mapped v1/v2: the
+		 * lowest RoCE v2 GID with an IPv4 address is 3. */
+		is_int(n->ports[0].roce_v2_gid, 3, "%s: RoCE v2 IPv4 GID index 3", names[k]);
+		ok(n->has_addr, "%s: %s carries 10.224.%d.0/24", names[k], netdevs[k], k);
+		no_nic(netdevs[k], "netdev of a RoCE HCA");
+	}
+	n = nic("eth0");
+	is_int(n->kind, GOLDEN_NIC_ETH, "eth0 kind eth");
+	is_int(n->cls, GOLDEN_CLASS_MGMT, "eth0 class mgmt");
+	ok(n->default_route, "eth0 carries the default route");
+	no_nic("mlx5_8", "no storage HCAs");
+	no_nic("docker0", "not on this node");
+	is_int(topo->nnics, 10, "10 NICs: 8 RoCE HCAs, eth0, lo");
+	check_hgx_nearest(names);
+	is(topo->bootstrap_if, "eth0", "bootstrap on eth0");
+	is(topo->dmi_product, "BM.GPU.H100.8", "DMI product");
+}
+
+static void test_hgx_ib_down(void)
+{
+	struct golden_err err;
+	const struct golden_nic *n;
+
+	if (!ok(load_fixture("hgx-h100-ib-down", &err) == 0, "hgx-h100-ib-down discovered: %s",
+	        err.msg))
+		return;
+	dump("hgx-h100-ib-down");
+	check_hgx_gpus();
+	n = nic("mlx5_4");
+	/* Class comes from where the HCA sits, not from its link state: a
+	 * rail that is down is still a compute rail (and worth a warning). */
+	is_int(n->cls, GOLDEN_CLASS_COMPUTE, "mlx5_4 still compute");
+	is_int(n->kind, GOLDEN_NIC_IB, "mlx5_4 still IB");
+	is_int(n->gpu_loc, GOLDEN_LOC_PIX, "mlx5_4 still PIX");
+	is_int(n->ports[0].state, 1, "mlx5_4 port DOWN");
+	is_int(n->ports[0].phys_state, 3, "mlx5_4 port Disabled");
+	ok(n->ports[0].rate_gbps == 10, "mlx5_4 port rate 10 (got %g)", n->ports[0].rate_gbps);
+	ok(n->rate_gbps == 10, "mlx5_4 rate 10 (got %g)", n->rate_gbps);
+	for (int k = 0; k < 8; k++)
+		if (strcmp(hgx_hca[k], "mlx5_4"))
+			check_rdma(hgx_hca[k], hgx_ipoib[k], hgx_hca_bus[k], GOLDEN_NIC_IB,
+			           GOLDEN_CLASS_COMPUTE, GOLDEN_LOC_PIX, 400, "InfiniBand");
+	is_int(nic("mlx5_1")->cls, GOLDEN_CLASS_STORAGE, "mlx5_1 still storage");
+	is(topo->bootstrap_if, "eno1", "bootstrap on eno1");
+}
+
+static void test_cpu_only(void)
+{
+	struct golden_err err;
+	const struct golden_nic *n;
+
+	if (!ok(load_fixture("cpu-only", &err) == 0, "cpu-only discovered: %s", err.msg))
+		return;
+	dump("cpu-only");
+	is_int(topo->ngpus, 0, "no GPU");
+	is_int(topo->nvswitches, 0, "no NVSwitch");
+	is_int(topo->nnuma, 1, "1 NUMA node");
+	/* Without a GPU nothing is GPU-local, so the HCA is not a compute rail. */
+	check_rdma("mlx5_0", "ib0", "0000:3b:00.0", GOLDEN_NIC_IB, GOLDEN_CLASS_STORAGE,
+	           GOLDEN_LOC_NONE, 200, "InfiniBand");
+	n = nic("mlx5_0");
+	is_int(n->device, 0x101b, "mlx5_0 device CX-6");
+	ok(n->has_addr, "ib0 carries 192.168.20.0/24");
+	no_nic("ib0", "IPoIB child of mlx5_0");
+	n = nic("eth0");
+	is_int(n->cls, GOLDEN_CLASS_MGMT, "eth0 class mgmt");
+	ok(n->default_route, "eth0 carries the default route");
+	is_int(n->gpu_loc, GOLDEN_LOC_NONE, "eth0 loc NONE (no GPU)");
+	is_int(nic("lo")->cls, GOLDEN_CLASS_VIRTUAL, "lo virtual");
+	is_int(topo->nnics, 3, "3 NICs: mlx5_0, eth0, lo");
+	is(topo->bootstrap_if, "eth0", "bootstrap on eth0");
+	is(topo->dmi_product, "PowerEdge R650", "DMI product");
+}
+
+static void test_vm_flat(void)
+{
+	static const char *const bus[4] = {"0001:00:00.0", "0002:00:00.0", "0003:00:00.0",
+	                                   "0004:00:00.0"};
+	struct golden_err err;
+	const struct golden_nic *n;
+
+	if (!ok(load_fixture("vm-flat", &err) == 0, "vm-flat discovered: %s", err.msg))
+		return;
+	dump("vm-flat");
+	is_int(topo->ngpus, 4, "4 GPUs");
+	for (int g = 0; g < 4 && g < topo->ngpus; g++) {
+		is(topo->gpus[g].busid, bus[g], "GPU %d busid", g);
+		is(topo->gpus[g].model, "A100 SXM4 80GB", "GPU %d model", g);
+		is_int(topo->gpus[g].numa, 0, "GPU %d NUMA 0", g);
+	}
+	is_int(topo->nnuma, 1, "1 NUMA node");
+	is_int(topo->nvswitches, 0, "NVSwitches are not visible to the VM");
+	/* Every device sits alone under its own host bridge: no NIC is PIX or
+	 * PXB to any GPU, the best there is is PHB, for every HCA alike. */
+	ok(topo->pcie_flat, "PCIe flat");
+	for (int k = 0; k < 4; k++) {
+		char name[16], netdev[8], busid[16];
+
+		snprintf(name, sizeof(name), "mlx5_%d", k);
+		snprintf(netdev, sizeof(netdev), "ib%d", k);
+		snprintf(busid, sizeof(busid), "01%02x:00:00.0", k + 1);
+		check_rdma(name, netdev, busid, GOLDEN_NIC_IB, GOLDEN_CLASS_COMPUTE, GOLDEN_LOC_PHB,
+		           200, "InfiniBand");
+		is_int(nic(name)->device, 0x101c, "%s is a CX-6 VF", name);
+		ok(!nic(name)->has_addr, "%s: %s has no route", name, netdev);
+	}
+	for (int g = 0; g < 4 && g < topo->ngpus; g++) {
+		int i = topo->gpus[g].nearest_nic;
+
+		ok(i >= 0 && i < topo->nnics && topo->nics[i].cls == GOLDEN_CLASS_COMPUTE,
+		   "GPU %d has a nearest compute NIC", g);
+		is_int(topo->gpus[g].nearest_loc, GOLDEN_LOC_PHB, "GPU %d nearest loc PHB", g);
+	}
+	/* The VMBus NIC: a device, just not a PCI one. */
+	n = nic("eth0");
+	is_int(n->kind, GOLDEN_NIC_ETH, "eth0 kind eth");
+	is_int(n->cls, GOLDEN_CLASS_MGMT, "eth0 mgmt, not virtual");
+	ok(n->has_device, "eth0 has a device");
+	is(n->busid, "", "eth0 has no PCI address (VMBus)");
+	ok(n->default_route, "eth0 carries the default route");
+	is_int(nic("lo")->cls, GOLDEN_CLASS_VIRTUAL, "lo virtual");
+	is_int(topo->nnics, 6, "6 NICs: 4 HCAs, eth0, lo");
+	is(topo->bootstrap_if, "eth0", "bootstrap on eth0");
+	is(topo->dmi_product, "Virtual Machine", "DMI product");
+}
+
+/* ------------------------------------------------------ real hwloc exports */
+
+static void real_gpu(int g, const char *busid, int numa)
+{
+	if (g >= topo->ngpus) {
+		ok(0, "GPU %d exists", g);
+		return;
+	}
+	is(topo->gpus[g].busid, busid, "GPU %d busid (PCI order)", g);
+	is_int(topo->gpus[g].vendor, 0x10de, "GPU %d is NVIDIA", g);
+	is_int(topo->gpus[g].numa, numa, "GPU %d NUMA %d", g, numa);
+}
+
+static void loc_is(const char *gpu, const char *nicname, enum golden_loc want, const char *why)
+{
+	int g = gpu_index(gpu), i = nic_index(nicname);
+
+	if (!ok(g >= 0 && i >= 0, "GPU %s and %s exist", gpu, nicname))
+		return;
+	is_int(topo->loc[g][i], want, "%s - %s: %s (%s)", gpu, nicname, golden_loc_name(want), why);
+}
+
+/* Nothing in an empty sysroot: no operstate, no route, so no interface can
+ * be trusted for bootstrap. */
+static void no_sysfs_facts(void)
+{
+	is(topo->bootstrap_if, "", "no sysfs: no bootstrap interface");
+	is(topo->dmi_product, "", "no sysfs: no DMI product");
+	for (int i = 0; i < topo->nnics; i++)
+		ok(!topo->nics[i].has_addr && !topo->nics[i].default_route,
+		   "no sysfs: %s has no address", topo->nics[i].name);
+}
+
+static void test_real(const char *empty)
+{
+	struct golden_err err;
+	char xml[2048];
+	const struct golden_nic *n;
+
+	/* 24em64t-2n6c2t-pci: HP SL390s G7, two X58 IOHs, one per package.
+	 * lstopo: Tesla M2070 (10de:06d2, class 0302) at 06:00.0 under IOH 0,
+	 * 14:00.0 and 11:00.0 under IOH 1; ATI ES1000 (1002:515e) VGA at
+	 * 01:03.0 is not NVIDIA; ConnectX-2 VPI (15b3:6746, class 0c06) at
+	 * 05:00.0 with eth2, ib0 and mlx4_0, on root port 00:05.0, next to
+	 * the GPU's root port 00:07.0 under the same host bridge; eth0/eth1 on
+	 * 04:00.0/1. */
+	snprintf(xml, sizeof(xml), "%s/t/fixtures/hwloc/24em64t-2n6c2t-pci.xml", srcdir);
+	if (ok(load_xml(xml, empty, &err) == 0, "24em64t loads: %s", err.msg)) {
+		dump("24em64t");
+		is_int(topo->ngpus, 3, "24em64t: 3 NVIDIA GPUs, the ES1000 VGA is not one");
+		real_gpu(0, "0000:06:00.0", 0);
+		real_gpu(1, "0000:11:00.0", 1);
+		real_gpu(2, "0000:14:00.0", 1);
+		is(topo->gpus[0].model, "Tesla M2070", "24em64t: model from the PCI id 06d2");
+		is_int(topo->nnuma, 2, "24em64t: 2 NUMA nodes");
+		is_int(topo->nvswitches, 0, "24em64t: no NVSwitch");
+		n = nic("mlx4_0");
+		is(n->busid, "0000:05:00.0", "24em64t: mlx4_0 busid");
+		is_int(n->numa, 0, "24em64t: mlx4_0 on NUMA 0");
+		/* Different root ports of one host bridge: PHB; other IOH: SYS. */
+		is_int(n->gpu_loc, GOLDEN_LOC_PHB, "24em64t: mlx4_0 best loc PHB");
+		loc_is("0000:06:00.0", "mlx4_0", GOLDEN_LOC_PHB, "same host bridge");
+		loc_is("0000:11:00.0", "mlx4_0", GOLDEN_LOC_SYS, "other package");
+		loc_is("0000:14:00.0", "mlx4_0", GOLDEN_LOC_SYS, "other package");
+		ok(topo->pcie_flat, "24em64t: no NIC shares a bridge with a GPU: flat");
+		no_nic("eth2", "netdev of mlx4_0");
+		/* A VPI card's second netdev stays its own entry: from hwloc alone
+		 * we cannot tell which port it belongs to. */
+		ok(nic_index("ib0") >= 0, "24em64t: second netdev ib0 kept as its own entry");
+		ok(nic_index("eth0") >= 0 && nic_index("eth1") >= 0,
+		   "24em64t: eth0, eth1 from hwloc");
+		is_int(topo->nnics, 4, "24em64t: 4 NICs: eth0, eth1, ib0, mlx4_0");
+		no_sysfs_facts();
+	}
+
+	/* 32em64t-2n8c2t-pci-wholeio: Tesla M2075 (10de:1094) at 03:00.0
+	 * (package 0), 83:00.0 and 84:00.0 (package 1); Matrox G200eW
+	 * (102b:0532) at 05:03.0 and AMD Radeon (1002:6798) at 84:00.1 are VGA
+	 * but not NVIDIA. The export places a ConnectX-4 (15b3:1013, class
+	 * 0207) at 04:00.0 with ib0 and mlx5_0 directly under root port
+	 * 80:03.0, beside GPU 84:00.0: one bridge between them, PIX. */
+	snprintf(xml, sizeof(xml), "%s/t/fixtures/hwloc/32em64t-2n8c2t-pci-wholeio.xml", srcdir);
+	if (ok(load_xml(xml, empty, &err) == 0, "32em64t loads: %s", err.msg)) {
+		dump("32em64t");
+		is_int(topo->ngpus, 3, "32em64t: 3 NVIDIA GPUs, Matrox and AMD VGA are not");
+		real_gpu(0, "0000:03:00.0", 0);
+		real_gpu(1, "0000:83:00.0", 1);
+		real_gpu(2, "0000:84:00.0", 1);
+		ok(gpu_index("0000:05:03.0") < 0 && gpu_index("0000:84:00.1") < 0,
+		   "32em64t: Matrox 05:03.0 and AMD 84:00.1 not counted");
+		for (int g = 0; g < topo->ngpus; g++)
+			ok(topo->gpus[g].model[0] != '\0', "32em64t: GPU %d has a model: %s", g,
+			   topo->gpus[g].model);
+		is_int(topo->nnuma, 2, "32em64t: 2 NUMA nodes");
+		n = nic("mlx5_0");
+		is(n->busid, "0000:04:00.0", "32em64t: mlx5_0 busid as exported");
+		is(n->netdev, "ib0", "32em64t: mlx5_0 netdev ib0");
+		/* No sysfs link layer: the PCI class (0207, InfiniBand) decides. */
+		is_int(n->kind, GOLDEN_NIC_IB, "32em64t: mlx5_0 kind IB from the PCI class");
+		is_int(n->numa, 1, "32em64t: mlx5_0 on NUMA 1");
+		is_int(n->gpu_loc, GOLDEN_LOC_PIX, "32em64t: mlx5_0 best loc PIX");
+		loc_is("0000:84:00.0", "mlx5_0", GOLDEN_LOC_PIX, "same root port");
+		loc_is("0000:83:00.0", "mlx5_0", GOLDEN_LOC_PHB, "same host bridge");
+		loc_is("0000:03:00.0", "mlx5_0", GOLDEN_LOC_SYS, "other package");
+		ok(!topo->pcie_flat, "32em64t: not flat");
+		diag("32em64t: mlx5_0 class %s, GPU 84:00.0 nearest %d",
+		     golden_nic_class_name(n->cls),
+		     gpu_index("0000:84:00.0") >= 0
+		         ? topo->gpus[gpu_index("0000:84:00.0")].nearest_nic
+		         : -2);
+		no_nic("ib0", "netdev of mlx5_0");
+		is_int(topo->nnics, 3, "32em64t: 3 NICs: eth0, eth1, mlx5_0");
+		no_sysfs_facts();
+	}
+
+	/* power8gpudistances: 4 Tesla P100 SXM2 (10de:15f9), each alone behind
+	 * its own host bridge and root port, domains 0002/0003 on package 0 and
+	 * 000a/000b on package 1; no network device at all. */
+	snprintf(xml, sizeof(xml), "%s/t/fixtures/hwloc/power8gpudistances.xml", srcdir);
+	if (ok(load_xml(xml, empty, &err) == 0, "power8 loads: %s", err.msg)) {
+		dump("power8");
+		is_int(topo->ngpus, 4, "power8: 4 GPUs");
+		real_gpu(0, "0002:01:00.0", 0);
+		real_gpu(1, "0003:01:00.0", 0);
+		real_gpu(2, "000a:01:00.0", 1);
+		real_gpu(3, "000b:01:00.0", 1);
+		for (int g = 0; g < topo->ngpus; g++) {
+			is(topo->gpus[g].model, "Tesla P100 SXM2", "power8: GPU %d model", g);
+			is_int(topo->gpus[g].nearest_nic, -1, "power8: GPU %d has no NIC", g);
+		}
+		is_int(topo->nnics, 0, "power8: no HCA, no NIC");
+		is_int(topo->nnuma, 2, "power8: 2 NUMA nodes");
+		no_sysfs_facts();
+	}
+}
+
+/* ------------------------------------------------------------------ errors */
+
+static void test_errors(const char *tmp)
+{
+	struct golden_err err;
+	char path[2048];
+	FILE *f;
+
+	ok(load_xml("/nonexistent/golden-test/topo.xml", tmp, &err) == -1, "missing XML: -1");
+	ok(strstr(err.msg, "/nonexistent/golden-test/topo.xml") != NULL,
+	   "missing XML: message names it: %s", err.msg);
+
+	snprintf(path, sizeof(path), "%s/garbage.xml", tmp);
+	f = fopen(path, "w");
+	if (!f)
+		bail(path);
+	fputs("this is <not an hwloc topology\n\x01\x02", f);
+	fclose(f);
+	ok(load_xml(path, tmp, &err) == -1, "garbage XML: -1");
+	ok(err.msg[0] != '\0', "garbage XML: a message: %s", err.msg);
+	ok(strstr(err.msg, path) != NULL, "garbage XML: message names the file");
+
+	snprintf(path, sizeof(path), "%s/empty.xml", tmp);
+	f = fopen(path, "w");
+	if (!f)
+		bail(path);
+	fclose(f);
+	ok(load_xml(path, tmp, &err) == -1, "empty XML file: -1: %s", err.msg);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/garbage.xml", tmp);
+	unlink(path);
+}
+
+int main(void)
+{
+	const char *env_fx = getenv("GOLDEN_FIXTURES");
+	const char *env_src = getenv("GOLDEN_SRCDIR");
+	char empty[] = "/tmp/golden-test-topo-XXXXXX";
+
+	snprintf(fixtures, sizeof(fixtures), "%s", env_fx && *env_fx ? env_fx : "t/fixtures/out");
+	snprintf(srcdir, sizeof(srcdir), "%s", env_src && *env_src ? env_src : ".");
+	topo = malloc(sizeof(*topo));
+	if (!topo)
+		bail("malloc");
+	if (!mkdtemp(empty))
+		bail("mkdtemp");
+
+	test_hgx_ib();
+	test_hgx_ib_alt();
+	test_hgx_roce();
+	test_hgx_ib_down();
+	test_cpu_only();
+	test_vm_flat();
+	test_real(empty);
+	test_errors(empty);
+
+	ok(rmdir(empty) == 0, "temporary sysroot left empty and removed");
+	free(topo);
+	return done_testing();
+}

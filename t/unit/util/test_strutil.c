@@ -1,0 +1,42 @@
+#include <string.h>
+
+#include "util/strutil.h"
+#include "t/unit/tap.h"
+
+int main(void)
+{
+	char buf[8];
+
+	ok(golden_strlcpy(buf, "abc", sizeof(buf)) == 0, "strlcpy fits");
+	is(buf, "abc", "copied");
+	ok(golden_strlcpy(buf, "abcdefghij", sizeof(buf)) < 0, "strlcpy reports truncation");
+	is(buf, "abcdefg", "truncated and terminated");
+	strcpy(buf, "ab");
+	ok(golden_strlcat(buf, "cd", sizeof(buf)) == 0, "strlcat fits");
+	is(buf, "abcd", "appended");
+	ok(golden_strlcat(buf, "efghij", sizeof(buf)) < 0, "strlcat reports truncation");
+
+	ok(golden_natcmp("mlx5_2", "mlx5_10") < 0, "mlx5_2 before mlx5_10");
+	ok(golden_natcmp("mlx5_10", "mlx5_9") > 0, "mlx5_10 after mlx5_9");
+	ok(golden_natcmp("eth1", "eth1") == 0, "equal");
+	ok(golden_natcmp("eth1", "eth10") < 0, "eth1 before eth10");
+	ok(golden_natcmp("ib", "ib0") < 0, "prefix first");
+	ok(golden_natcmp("a01", "a1") == 0, "leading zeros ignored");
+
+	ok(golden_is_safe_name("hgx-h100_ib.v2", 64), "safe name");
+	ok(!golden_is_safe_name("../x", 64), "slash refused");
+	ok(!golden_is_safe_name("a b", 64), "space refused");
+	ok(!golden_is_safe_name("", 64), "empty refused");
+	ok(!golden_is_safe_name("abcdef", 3), "too long refused");
+
+	ok(golden_fnv1a("") == 2166136261u, "fnv1a offset basis");
+	ok(golden_fnv1a("a") == 0xe40c292cu, "fnv1a of 'a'");
+	ok(golden_list_has("rw,noatime,lazytime", ',', "noatime"), "list_has: middle word");
+	ok(golden_list_has("ro,relatime", ',', "ro"), "list_has: first word");
+	ok(!golden_list_has("rw,relatime", ',', "ro"), "list_has: no 'ro' inside 'relatime'");
+	ok(!golden_list_has("cpuset cpu iommu memory", ' ', "io"), "list_has: 'io' is not 'iommu'");
+	ok(golden_list_has("cpuset cpu io memory\n", ' ', "memory"),
+	   "list_has: last word, newline");
+	ok(!golden_list_has("a b", ' ', ""), "list_has: empty item never matches");
+	return done_testing();
+}
