@@ -29,7 +29,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median_ms(const struct golden_request *req, int runs)
+static double median_ms(const struct golden_env_request *req, int runs)
 {
 	double *t = calloc((size_t)runs, sizeof(*t));
 	double m;
@@ -37,18 +37,18 @@ static double median_ms(const struct golden_request *req, int runs)
 	if (!t)
 		exit(1);
 	for (int i = 0; i < runs; i++) {
-		struct golden_result res;
+		struct golden_decision res;
 		struct golden_err err = {{0}};
 		double t0;
 
-		golden_result_init(&res);
+		golden_decision_init(&res);
 		t0 = now_ms();
-		if (golden_compute(req, &res, &err) < 0) {
+		if (golden_env_compute(req, &res, &err) < 0) {
 			fprintf(stderr, "bench-env: %s\n", err.msg);
 			exit(1);
 		}
 		t[i] = now_ms() - t0;
-		golden_result_free(&res);
+		golden_decision_free(&res);
 	}
 	qsort(t, (size_t)runs, sizeof(*t), cmp_double);
 	m = t[runs / 2];
@@ -59,7 +59,7 @@ static double median_ms(const struct golden_request *req, int runs)
 int main(int argc, char **argv)
 {
 	char cache[] = "/tmp/golden-bench-XXXXXX";
-	struct golden_request req;
+	struct golden_env_request req;
 	int runs = argc > 4 ? atoi(argv[4]) : 200;
 	double cold, warm;
 
@@ -71,11 +71,11 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 1;
 	}
-	req = (struct golden_request){.topology = argv[1],
-	                              .sysroot = argv[2],
-	                              .recipes_dir = argv[3],
-	                              .node = "bench",
-	                              .check_owner = false};
+	req = (struct golden_env_request){.topology = argv[1],
+	                                  .sysroot = argv[2],
+	                                  .recipes_dir = argv[3],
+	                                  .node = "bench",
+	                                  .check_owner = false};
 	cold = median_ms(&req, runs);
 	req.cache_dir = cache;
 	median_ms(&req, 1); /* fill */

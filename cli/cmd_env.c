@@ -26,7 +26,7 @@ static void env_usage(void)
 	       "Exit status 1 with a message when golden would set nothing here.\n");
 }
 
-static void print_explain(const struct golden_result *res, const char *sysroot)
+static void print_explain(const struct golden_decision *res, const char *sysroot)
 {
 	char imex[768];
 
@@ -41,7 +41,7 @@ static void print_explain(const struct golden_result *res, const char *sysroot)
 	}
 	printf("\ncandidates (most specific matching recipe wins):\n");
 	for (int i = 0; i < res->ncandidates; i++) {
-		const struct golden_candidate *c = &res->candidates[i];
+		const struct golden_decision_candidate *c = &res->candidates[i];
 		bool won = res->recipe && !strcmp(c->recipe, res->recipe);
 
 		printf("  %s %-28s specificity %d  %-9s %s\n", won ? "*" : " ", c->recipe,
@@ -52,9 +52,9 @@ static void print_explain(const struct golden_result *res, const char *sysroot)
 int cmd_env(int argc, char **argv)
 {
 	struct cli_opts o;
-	struct golden_result res;
+	struct golden_decision res;
 	struct golden_err err = {{0}};
-	struct golden_request req;
+	struct golden_env_request req;
 	const char *fmt;
 	int rc;
 
@@ -66,8 +66,8 @@ int cmd_env(int argc, char **argv)
 		cli_error("env", "--format %s: expected env, json or explain", fmt);
 		return 2;
 	}
-	golden_result_init(&res);
-	req = (struct golden_request){
+	golden_decision_init(&res);
+	req = (struct golden_env_request){
 	    .topology = o.topology,
 	    .sysroot = o.sysroot,
 	    .recipes_dir = o.recipes,
@@ -80,9 +80,9 @@ int cmd_env(int argc, char **argv)
 	    .diag = cli_diag,
 	    .diag_arg = "env",
 	};
-	if (golden_compute(&req, &res, &err) < 0) {
+	if (golden_env_compute(&req, &res, &err) < 0) {
 		cli_error("env", "%s", err.msg);
-		golden_result_free(&res);
+		golden_decision_free(&res);
 		return 1;
 	}
 	rc = 0;
@@ -90,7 +90,7 @@ int cmd_env(int argc, char **argv)
 		for (int i = 0; i < res.nvars; i++)
 			printf("%s=%s\n", res.vars[i].name, res.vars[i].value);
 	} else if (!strcmp(fmt, "json")) {
-		struct json_object *j = golden_result_to_json(&res);
+		struct json_object *j = golden_decision_to_json(&res);
 
 		printf("%s\n", json_object_to_json_string_ext(
 		                   j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -98,6 +98,6 @@ int cmd_env(int argc, char **argv)
 	} else {
 		print_explain(&res, o.sysroot);
 	}
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	return rc;
 }

@@ -138,7 +138,7 @@ static int do_explain(const struct cli_opts *o, const char *name)
 		cli_error("recipe", "no recipe named '%s' in %s", name, o->recipes);
 		goto out;
 	} else {
-		struct golden_result res;
+		struct golden_decision res;
 		struct golden_err err = {{0}};
 		char why[512] = "";
 		bool m = golden_recipe_matches(r, topo, why, sizeof(why));
@@ -147,12 +147,13 @@ static int do_explain(const struct cli_opts *o, const char *name)
 		       "matches this node: %s%s%s\n\n",
 		       r->name, r->description, r->source, r->path, r->specificity,
 		       m ? "yes" : "no", m ? "" : " - ", m ? "" : why);
-		golden_result_init(&res);
+		golden_decision_init(&res);
 		if (golden_recipe_render(r, topo, &res, &err) < 0)
 			printf("cannot render on this node: %s\n\n", err.msg);
 		printf("variables:\n");
 		for (int i = 0; i < r->nvars; i++) {
-			const struct golden_var *v = golden_result_getvar(&res, r->vars[i].name);
+			const struct golden_decision_var *v =
+			    golden_decision_getvar(&res, r->vars[i].name);
 
 			printf(
 			    "  %s\n      template: %s%s\n      here:     %s\n      why:      %s\n",
@@ -160,7 +161,7 @@ static int do_explain(const struct cli_opts *o, const char *name)
 			    r->vars[i].optional ? " (optional)" : "",
 			    v ? v->value : "(not set on this node)", r->vars[i].why);
 		}
-		golden_result_free(&res);
+		golden_decision_free(&res);
 		rc = 0;
 	}
 out:

@@ -29,6 +29,7 @@
 #include "util/strutil.h"
 #include "node/watch.h"
 #include "stall/wbstall.h"
+#include "util/nodename.h"
 
 #define LOG_TAIL_BYTES 262144
 
@@ -164,7 +165,7 @@ int cmd_status(int argc, char **argv)
 	    {"json", no_argument, NULL, 'j'},         {"history", required_argument, NULL, 'H'},
 	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
 	struct status_opts o = {NULL, NULL, false, 10};
-	struct golden_hc_conf *conf = malloc(sizeof(*conf));
+	struct golden_conf *conf = malloc(sizeof(*conf));
 	struct golden_ledger *l = malloc(sizeof(*l));
 	struct golden_node_state st;
 	struct golden_err err = {{0}};
@@ -203,27 +204,27 @@ int cmd_status(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!conf || !l || golden_hc_load_conf("golden status", o.config, conf) < 0)
+	if (!conf || !l || golden_node_load_conf("golden status", o.config, conf) < 0)
 		goto out;
-	golden_hc_node_name(o.node, node, sizeof(node));
-	if (golden_hc_expand("golden status", "state_dir", conf->state_dir, node, state,
-	                     sizeof(state)) ||
-	    golden_hc_expand("golden status", "log", conf->log_path, node, logp, sizeof(logp)) ||
-	    golden_hc_expand("golden status", "sysroot", conf->sysroot, node, sysroot,
-	                     sizeof(sysroot)))
+	golden_nodename_get(o.node, node, sizeof(node));
+	if (golden_node_expand("golden status", "state_dir", conf->state_dir, node, state,
+	                       sizeof(state)) ||
+	    golden_node_expand("golden status", "log", conf->log_path, node, logp, sizeof(logp)) ||
+	    golden_node_expand("golden status", "sysroot", conf->sysroot, node, sysroot,
+	                       sizeof(sysroot)))
 		goto out;
 	ledger_rc = golden_ledger_load(state, l);
-	queried = golden_node_query(conf->scontrol, node, 5000, &st, &err) == 0;
+	queried = golden_scontrol_show_node(conf->scontrol, node, 5000, &st, &err) == 0;
 	if (!queried)
 		memset(&st, 0, sizeof(st));
 	{
-		struct golden_lc lc = {
+		struct golden_lifecycle lc = {
 		    conf, node, state, sysroot[0] ? sysroot : NULL, NULL, "status", NULL, NULL, 0};
 
-		golden_lc_waiting_for(&lc, &l->hold, waiting, sizeof(waiting));
+		golden_lifecycle_waiting_for(&lc, &l->hold, waiting, sizeof(waiting));
 	}
 	if (l->hold.active) {
-		golden_lc_flap_key(l->hold.check, l->hold.code, key, sizeof(key));
+		golden_lifecycle_flap_key(l->hold.check, l->hold.code, key, sizeof(key));
 		flaps = golden_ledger_episodes(l, key, (long long)time(NULL), conf->flap_hours);
 	}
 	golden_stall_marked(state, sysroot[0] ? sysroot : NULL, stall, sizeof(stall));
@@ -250,7 +251,7 @@ int cmd_status(int argc, char **argv)
 		json_object_object_add(h, "time", json_object_new_int64(l->hold.time));
 		json_object_object_add(h, "waiting_for", json_object_new_string(waiting));
 		json_object_object_add(h, "flaps_in_window", json_object_new_int(flaps));
-		json_object_object_add(out, "golden_drain", h);
+		json_object_object_add(out, "golden_scontrol_drain", h);
 	}
 	if (stall[0])
 		json_object_object_add(out, "wb_stall_marker", json_object_new_string(stall));

@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 		return cmd_ncclxml(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check")) {
 		argv[1] = "golden check";
-		return golden_hc_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
+		return golden_node_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
 	}
 	fprintf(stderr,
 	        "golden: unknown command '%s'; expected env, topo, recipe, check, teardown or "

@@ -6,5 +6,5 @@
 
 int main(int argc, char **argv)
 {
-	return golden_hc_main(GOLDEN_PHASE_EPILOG, argc, argv);
+	return golden_node_main(GOLDEN_PHASE_EPILOG, argc, argv);
 }

@@ -29,6 +29,7 @@
 #include "option.h"
 #include "util/strutil.h"
 #include "task_exit.h"
+#include "util/nodename.h"
 
 #define PUBLIC __attribute__((visibility("default")))
 
@@ -39,7 +40,7 @@ SPANK_PLUGIN(golden_nccl, 1)
 
 #define MAX_LINES 96
 
-static struct golden_plugin_conf conf;
+static struct golden_plugin_args conf;
 static bool conf_ok;
 static struct golden_mode_opt mode_opt;
 static bool mode_given;
@@ -99,8 +100,8 @@ PUBLIC int slurm_spank_init(spank_t sp, int ac, char **av)
 
 	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
 		return 0;
-	golden_plugin_conf_init(&conf);
-	if (golden_plugin_conf_parse(&conf, ac, av, &err) < 0) {
+	golden_plugin_args_init(&conf);
+	if (golden_plugin_args_parse(&conf, ac, av, &err) < 0) {
 		slurm_error("golden_nccl: plugstack.conf: %s", err.msg);
 		/* Refuse at submit time so the admin sees it; never on a node. */
 		return ctx == S_CTX_REMOTE ? 0 : -1;
@@ -186,13 +187,13 @@ static void report_failure(bool verbose, const char *what)
 	(void)verbose;
 }
 
-static void apply_plan(spank_t sp, const struct golden_result *res, const struct golden_plan *plan,
-                       bool verbose)
+static void apply_plan(spank_t sp, const struct golden_decision *res,
+                       const struct golden_env_plan *plan, bool verbose)
 {
 	int nset = 0;
 
 	for (int i = 0; i < plan->n; i++) {
-		const struct golden_action *a = &plan->acts[i];
+		const struct golden_env_action *a = &plan->acts[i];
 
 		switch (a->kind) {
 		case GOLDEN_ACT_SET:
@@ -214,7 +215,7 @@ static void apply_plan(spank_t sp, const struct golden_result *res, const struct
 				add_line(
 				    "golden_nccl: %s: keeping your %s=%s (golden would set %s)",
 				    node, a->name, a->value,
-				    golden_result_getvar(res, a->name)->value);
+				    golden_decision_getvar(res, a->name)->value);
 			break;
 		case GOLDEN_ACT_UNSET:
 			spank_unsetenv(sp, a->name);
@@ -237,9 +238,9 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	enum golden_mode mode;
 	char topo[PATH_MAX], sysroot[PATH_MAX];
 	struct golden_err err = {{0}};
-	struct golden_result res;
-	struct golden_request req;
-	struct golden_plan *plan = NULL;
+	struct golden_decision res;
+	struct golden_env_request req;
+	struct golden_env_plan *plan = NULL;
 	struct env_pool *pool = NULL;
 	uint32_t stepid = 0;
 	bool verbose;
@@ -256,13 +257,13 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		return 0;
 	verbose = mode == GOLDEN_MODE_VERBOSE;
 	find_node_name(sp);
-	if (golden_expand_node(conf.topology, node, topo, sizeof(topo), &err) < 0 ||
-	    golden_expand_node(conf.sysroot, node, sysroot, sizeof(sysroot), &err) < 0) {
+	if (golden_nodename_expand(conf.topology, node, topo, sizeof(topo), &err) < 0 ||
+	    golden_nodename_expand(conf.sysroot, node, sysroot, sizeof(sysroot), &err) < 0) {
 		report_failure(verbose, err.msg);
 		return 0;
 	}
-	golden_result_init(&res);
-	req = (struct golden_request){
+	golden_decision_init(&res);
+	req = (struct golden_env_request){
 	    .topology = topo[0] ? topo : NULL,
 	    .sysroot = sysroot[0] ? sysroot : NULL,
 	    .recipes_dir = conf.recipes,
@@ -272,7 +273,7 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	    .check_owner = true,
 	    .diag = diag_line,
 	};
-	if (golden_compute(&req, &res, &err) < 0) {
+	if (golden_env_compute(&req, &res, &err) < 0) {
 		report_failure(verbose, err.msg);
 		goto out;
 	}
@@ -284,7 +285,7 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	}
 	pool->sp = sp;
 	pool->used = 0;
-	if (golden_plan_env(&res, conf.user_env, pool_getenv, pool, plan) < 0) {
+	if (golden_marker_plan(&res, conf.user_env, pool_getenv, pool, plan) < 0) {
 		report_failure(verbose, "too many variables in the recipe");
 		goto out;
 	}
@@ -302,7 +303,7 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 out:
 	free(plan);
 	free(pool);
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* The --golden-nccl[=MODE] option value. */
-#ifndef GOLDEN_PLUGIN_OPTS_H
-#define GOLDEN_PLUGIN_OPTS_H
+#ifndef GOLDEN_SPANK_OPTION_H
+#define GOLDEN_SPANK_OPTION_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -16,7 +16,7 @@
 	"default, recipes, topology, sysroot, cache, user_env, teardown_flush, "                   \
 	"teardown_threshold, teardown_inodes, teardown_deadline_ms, teardown_dir"
 
-void golden_plugin_conf_init(struct golden_plugin_conf *conf)
+void golden_plugin_args_init(struct golden_plugin_args *conf)
 {
 	memset(conf, 0, sizeof(*conf));
 	golden_strlcpy(conf->recipes, GOLDEN_RECIPEDIR, sizeof(conf->recipes));
@@ -42,7 +42,7 @@ static int parse_path(const char *key, const char *val, char *dst, size_t len, b
 	return 0;
 }
 
-int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
+int golden_plugin_args_parse(struct golden_plugin_args *conf, int ac, char **av,
                              struct golden_err *err)
 {
 	for (int i = 0; i < ac; i++) {
@@ -121,39 +121,5 @@ int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
 			    arg, key);
 		}
 	}
-	return 0;
-}
-
-int golden_expand_node(const char *tmpl, const char *node, char *out, size_t len,
-                       struct golden_err *err)
-{
-	size_t o = 0;
-
-	for (const char *p = tmpl; *p; p++) {
-		const char *piece;
-		size_t plen;
-		char one[2] = {0, 0};
-
-		if (p[0] == '%' && p[1] == 'n') {
-			if (!node || !golden_is_safe_name(node, 64) || node[0] == '.')
-				return golden_err_set(err,
-				                      "%s: %%n needs the Slurm node name, got '%s'",
-				                      tmpl, node ? node : "(none)");
-			piece = node;
-			p++;
-		} else if (p[0] == '%' && p[1] == '%') {
-			piece = "%";
-			p++;
-		} else {
-			one[0] = *p;
-			piece = one;
-		}
-		plen = strlen(piece);
-		if (o + plen >= len)
-			return golden_err_set(err, "%s: expanded path too long", tmpl);
-		memcpy(out + o, piece, plen);
-		o += plen;
-	}
-	out[o] = '\0';
 	return 0;
 }

@@ -1,21 +1,17 @@
 /* Parsing of `key=value` arguments (plugstack.conf lines) and the %n node
  * name template shared by the plugin and the golden command. */
-#ifndef GOLDEN_CONF_H
-#define GOLDEN_CONF_H
+#ifndef GOLDEN_SPANK_PLUGIN_ARGS_H
+#define GOLDEN_SPANK_PLUGIN_ARGS_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "env/marker.h"
 #include "util/errbuf.h"
 #include "stall/teardown.h"
 
-enum golden_user_env {
-	GOLDEN_USER_ENV_RESPECT, /* a variable the user set wins */
-	GOLDEN_USER_ENV_OVERRIDE
-};
-
-struct golden_plugin_conf {
+struct golden_plugin_args {
 	bool default_on;
 	char recipes[PATH_MAX];
 	char topology[PATH_MAX]; /* may hold %n; "" = live topology */
@@ -30,16 +26,11 @@ struct golden_plugin_conf {
 };
 
 /* Defaults: default=off, recipes=GOLDEN_RECIPEDIR, cache=GOLDEN_CACHEDIR. */
-void golden_plugin_conf_init(struct golden_plugin_conf *conf);
+void golden_plugin_args_init(struct golden_plugin_args *conf);
 
 /* Parse plugstack arguments (argv after the plugin path). An unknown key or a
  * bad value fails with one line naming the argument and what would be right. */
-int golden_plugin_conf_parse(struct golden_plugin_conf *conf, int ac, char **av,
+int golden_plugin_args_parse(struct golden_plugin_args *conf, int ac, char **av,
                              struct golden_err *err);
-
-/* Expand %n (node name) and %% in tmpl. The node name must be a plain Slurm
- * node name; anything that could climb out of a directory is refused. */
-int golden_expand_node(const char *tmpl, const char *node, char *out, size_t len,
-                       struct golden_err *err);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "util/errbuf.h"
 #include "stall/teardown.h"
+#include "util/nodename.h"
 
 static int exited; /* tasks of this step that have exited (one stepd per step) */
 
@@ -30,7 +31,7 @@ static void step_name(uint32_t stepid, char *buf, size_t len)
 		snprintf(buf, len, "%u", stepid);
 }
 
-void golden_task_exit(spank_t sp, const struct golden_plugin_conf *conf, const char *node)
+void golden_task_exit(spank_t sp, const struct golden_plugin_args *conf, const char *node)
 {
 	static struct golden_teardown_result r;
 	struct golden_teardown_opts o = conf->teardown;
@@ -59,7 +60,7 @@ void golden_task_exit(spank_t sp, const struct golden_plugin_conf *conf, const c
 		           "after)",
 		           job, step, r.before.dirty >> 20, r.before.writeback >> 20,
 		           r.before.inodes, r.action, r.nmounts, r.flush_ms, r.after.dirty >> 20);
-	if (golden_expand_node(conf->teardown_dir, node, dir, sizeof(dir), &err) < 0 ||
+	if (golden_nodename_expand(conf->teardown_dir, node, dir, sizeof(dir), &err) < 0 ||
 	    golden_teardown_record(dir, job, step, &r, &err) < 0)
 		slurm_error("golden_nccl: teardown probe: %s", err.msg);
 }

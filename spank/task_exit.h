@@ -8,6 +8,6 @@
 
 /* Called for every task exit; probes once, after the step's last local task.
  * Never fails the step: errors are logged in one line. */
-void golden_task_exit(spank_t sp, const struct golden_plugin_conf *conf, const char *node);
+void golden_task_exit(spank_t sp, const struct golden_plugin_args *conf, const char *node);
 
 #endif

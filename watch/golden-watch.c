@@ -1,4 +1,4 @@
-/* golden-watch: the node's kernel-log watcher (see lib/watch.h). */
+/* golden-watch: the node's kernel-log watcher (see lib/node/watch.h). */
 #include <config.h>
 
 #include "node/watch.h"

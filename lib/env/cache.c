@@ -141,7 +141,7 @@ out:
 	return buf;
 }
 
-int golden_cache_load(const char *path, const char *key, struct golden_result *res, char *errmsg,
+int golden_cache_load(const char *path, const char *key, struct golden_decision *res, char *errmsg,
                       size_t errlen)
 {
 	char *text = read_trusted(path);
@@ -158,7 +158,7 @@ int golden_cache_load(const char *path, const char *key, struct golden_result *r
 	    json_object_is_type(k, json_type_string) && !strcmp(json_object_get_string(k), key)) {
 		if (json_object_object_get_ex(root, "result", &r) &&
 		    json_object_is_type(r, json_type_object)) {
-			hit = golden_result_from_json(r, res, NULL) == 0;
+			hit = golden_decision_from_json(r, res, NULL) == 0;
 			if (hit)
 				res->from_cache = true;
 		} else if (json_object_object_get_ex(root, "outcome", &e) &&
@@ -172,7 +172,7 @@ int golden_cache_load(const char *path, const char *key, struct golden_result *r
 }
 
 int golden_cache_store(const char *dir, const char *path, const char *key,
-                       const struct golden_result *res, const char *errmsg)
+                       const struct golden_decision *res, const char *errmsg)
 {
 	struct json_object *root = json_object_new_object();
 	const char *text;
@@ -184,7 +184,7 @@ int golden_cache_store(const char *dir, const char *path, const char *key,
 		goto out;
 	json_object_object_add(root, "key", json_object_new_string(key));
 	if (res)
-		json_object_object_add(root, "result", golden_result_to_json(res));
+		json_object_object_add(root, "result", golden_decision_to_json(res));
 	else
 		json_object_object_add(root, "outcome", json_object_new_string(errmsg));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);

@@ -6,8 +6,8 @@
  * sysroot, every recipe file (name, size, mtime) and the requested recipe.
  * A stale key is a miss, never a wrong answer.
  */
-#ifndef GOLDEN_CACHE_H
-#define GOLDEN_CACHE_H
+#ifndef GOLDEN_ENV_CACHE_H
+#define GOLDEN_ENV_CACHE_H
 
 #include <stddef.h>
 
@@ -31,12 +31,12 @@ int golden_cache_path(const char *dir, const char *node, const char *request, ch
 /* Look up key in the file at path. Returns 1 on a hit (res filled, or
  * *errmsg set for a remembered "golden sets nothing here" outcome), 0 on a
  * miss (absent, stale, unreadable, or not safely owned). */
-int golden_cache_load(const char *path, const char *key, struct golden_result *res, char *errmsg,
+int golden_cache_load(const char *path, const char *key, struct golden_decision *res, char *errmsg,
                       size_t errlen);
 
 /* Store res (or, when res is NULL, the outcome message errmsg) under key.
  * Creates dir (mode 0700) if needed; writes atomically. Returns 0 or -1. */
 int golden_cache_store(const char *dir, const char *path, const char *key,
-                       const struct golden_result *res, const char *errmsg);
+                       const struct golden_decision *res, const char *errmsg);
 
 #endif

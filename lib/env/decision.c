@@ -12,12 +12,12 @@
 #define MAX_JSON_VARS       1024
 #define MAX_JSON_CANDIDATES 4096
 
-void golden_result_init(struct golden_result *res)
+void golden_decision_init(struct golden_decision *res)
 {
 	memset(res, 0, sizeof(*res));
 }
 
-void golden_result_free(struct golden_result *res)
+void golden_decision_free(struct golden_decision *res)
 {
 	if (!res)
 		return;
@@ -34,7 +34,7 @@ void golden_result_free(struct golden_result *res)
 		free(res->candidates[i].note);
 	}
 	free(res->candidates);
-	golden_result_init(res);
+	golden_decision_init(res);
 }
 
 /* strdup that keeps NULL as NULL; *fail set when memory runs out. */
@@ -51,7 +51,7 @@ static char *dup_or_null(const char *s, bool *fail)
 }
 
 /* Index of NAME, or -(insertion point) - 1. */
-static int var_index(const struct golden_result *res, const char *name)
+static int var_index(const struct golden_decision *res, const char *name)
 {
 	int lo = 0, hi = res->nvars - 1;
 
@@ -69,8 +69,8 @@ static int var_index(const struct golden_result *res, const char *name)
 	return -lo - 1;
 }
 
-int golden_result_setvar(struct golden_result *res, const char *name, const char *value,
-                         const char *why)
+int golden_decision_setvar(struct golden_decision *res, const char *name, const char *value,
+                           const char *why)
 {
 	bool fail = false;
 	char *v, *w;
@@ -90,7 +90,8 @@ int golden_result_setvar(struct golden_result *res, const char *name, const char
 		res->vars[i].why = w;
 		return 0;
 	} else {
-		struct golden_var *nv = realloc(res->vars, sizeof(*nv) * (size_t)(res->nvars + 1));
+		struct golden_decision_var *nv =
+		    realloc(res->vars, sizeof(*nv) * (size_t)(res->nvars + 1));
 		char *n;
 
 		if (!nv)
@@ -101,7 +102,7 @@ int golden_result_setvar(struct golden_result *res, const char *name, const char
 			goto nomem;
 		i = -i - 1;
 		memmove(&nv[i + 1], &nv[i], sizeof(*nv) * (size_t)(res->nvars - i));
-		nv[i] = (struct golden_var){n, v, w};
+		nv[i] = (struct golden_decision_var){n, v, w};
 		res->nvars++;
 		return 0;
 	}
@@ -111,7 +112,8 @@ nomem:
 	return -1;
 }
 
-const struct golden_var *golden_result_getvar(const struct golden_result *res, const char *name)
+const struct golden_decision_var *golden_decision_getvar(const struct golden_decision *res,
+                                                         const char *name)
 {
 	int i;
 
@@ -121,10 +123,10 @@ const struct golden_var *golden_result_getvar(const struct golden_result *res, c
 	return i >= 0 ? &res->vars[i] : NULL;
 }
 
-int golden_result_add_candidate(struct golden_result *res, const char *recipe, int specificity,
-                                bool matched, const char *note)
+int golden_decision_add_candidate(struct golden_decision *res, const char *recipe, int specificity,
+                                  bool matched, const char *note)
 {
-	struct golden_candidate *nc;
+	struct golden_decision_candidate *nc;
 	bool fail = false;
 	char *r, *n;
 
@@ -141,7 +143,7 @@ int golden_result_add_candidate(struct golden_result *res, const char *recipe, i
 		free(n);
 		return -1;
 	}
-	nc[res->ncandidates++] = (struct golden_candidate){r, specificity, matched, n};
+	nc[res->ncandidates++] = (struct golden_decision_candidate){r, specificity, matched, n};
 	return 0;
 }
 
@@ -179,7 +181,7 @@ static int append(struct json_object *arr, struct json_object *v)
 	return 0;
 }
 
-static struct json_object *var_to_json(const struct golden_var *v)
+static struct json_object *var_to_json(const struct golden_decision_var *v)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -191,7 +193,7 @@ static struct json_object *var_to_json(const struct golden_var *v)
 	return o;
 }
 
-static struct json_object *cand_to_json(const struct golden_candidate *c)
+static struct json_object *cand_to_json(const struct golden_decision_candidate *c)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -205,7 +207,7 @@ static struct json_object *cand_to_json(const struct golden_candidate *c)
 	return o;
 }
 
-struct json_object *golden_result_to_json(const struct golden_result *res)
+struct json_object *golden_decision_to_json(const struct golden_decision *res)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *vars = json_object_new_array();
@@ -260,7 +262,7 @@ static int get_str(struct json_object *o, const char *key, bool nullable, const 
 	return 0;
 }
 
-static int var_from_json(struct json_object *o, int i, struct golden_result *res,
+static int var_from_json(struct json_object *o, int i, struct golden_decision *res,
                          struct golden_err *err)
 {
 	const char *name, *value, *why;
@@ -277,14 +279,14 @@ static int var_from_json(struct json_object *o, int i, struct golden_result *res
 	 * values golden would produce. */
 	if (golden_nccl_var_check(name, value, msg, sizeof(msg)) < 0)
 		return golden_err_set(err, "result JSON: vars[%d]: %s=%s: %s", i, name, value, msg);
-	if (golden_result_getvar(res, name))
+	if (golden_decision_getvar(res, name))
 		return golden_err_set(err, "result JSON: vars[%d].name: %s appears twice", i, name);
-	if (golden_result_setvar(res, name, value, why) < 0)
+	if (golden_decision_setvar(res, name, value, why) < 0)
 		return golden_err_set(err, "result JSON: out of memory");
 	return 0;
 }
 
-static int cand_from_json(struct json_object *o, int i, struct golden_result *res,
+static int cand_from_json(struct json_object *o, int i, struct golden_decision *res,
                           struct golden_err *err)
 {
 	struct json_object *spec = NULL, *matched = NULL;
@@ -306,8 +308,8 @@ static int cand_from_json(struct json_object *o, int i, struct golden_result *re
 	if (!json_object_object_get_ex(o, "matched", &matched) ||
 	    !json_object_is_type(matched, json_type_boolean))
 		return golden_err_set(err, "result JSON: %smatched: expected true or false", where);
-	if (golden_result_add_candidate(res, recipe, (int)s, json_object_get_boolean(matched),
-	                                note) < 0)
+	if (golden_decision_add_candidate(res, recipe, (int)s, json_object_get_boolean(matched),
+	                                  note) < 0)
 		return golden_err_set(err, "result JSON: out of memory");
 	return 0;
 }
@@ -328,14 +330,14 @@ static int get_array(struct json_object *obj, const char *key, bool required, si
 	return 0;
 }
 
-int golden_result_from_json(struct json_object *obj, struct golden_result *res,
-                            struct golden_err *err)
+int golden_decision_from_json(struct json_object *obj, struct golden_decision *res,
+                              struct golden_err *err)
 {
 	struct json_object *vars, *cands;
 	const char *recipe, *source;
 	bool fail = false;
 
-	golden_result_init(res);
+	golden_decision_init(res);
 	if (!obj || !json_object_is_type(obj, json_type_object))
 		return golden_err_set(err, "result JSON: expected an object");
 	if (get_str(obj, "recipe", true, &recipe, "", err) < 0 ||
@@ -346,7 +348,7 @@ int golden_result_from_json(struct json_object *obj, struct golden_result *res,
 	res->recipe = dup_or_null(recipe, &fail);
 	res->source = dup_or_null(source, &fail);
 	if (fail) {
-		golden_result_free(res);
+		golden_decision_free(res);
 		return golden_err_set(err, "result JSON: out of memory");
 	}
 	for (size_t i = 0; i < json_object_array_length(vars); i++)
@@ -357,6 +359,6 @@ int golden_result_from_json(struct json_object *obj, struct golden_result *res,
 			goto fail;
 	return 0;
 fail:
-	golden_result_free(res);
+	golden_decision_free(res);
 	return -1;
 }

@@ -1,51 +1,52 @@
 /* What golden decided for a node: the winning recipe, the environment it
  * renders to, and the verdict on every other recipe (for `explain`). */
-#ifndef GOLDEN_RESULT_H
-#define GOLDEN_RESULT_H
+#ifndef GOLDEN_ENV_DECISION_H
+#define GOLDEN_ENV_DECISION_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "util/errbuf.h"
 
-struct golden_var {
+struct golden_decision_var {
 	char *name;
 	char *value;
 	char *why;
 };
 
-struct golden_candidate {
+struct golden_decision_candidate {
 	char *recipe;
 	int specificity;
 	bool matched;
 	char *note; /* why it did not match, or why it lost / won */
 };
 
-struct golden_result {
+struct golden_decision {
 	char *recipe; /* winner, NULL if none */
 	char *source; /* the winner's public source */
 	int nvars;
-	struct golden_var *vars; /* sorted by name */
+	struct golden_decision_var *vars; /* sorted by name */
 	int ncandidates;
-	struct golden_candidate *candidates;
+	struct golden_decision_candidate *candidates;
 	bool from_cache;
 };
 
-void golden_result_init(struct golden_result *res);
-void golden_result_free(struct golden_result *res);
+void golden_decision_init(struct golden_decision *res);
+void golden_decision_free(struct golden_decision *res);
 
 /* Append or replace NAME (keeps vars sorted). Returns 0 or -1 on ENOMEM. */
-int golden_result_setvar(struct golden_result *res, const char *name, const char *value,
-                         const char *why);
-const struct golden_var *golden_result_getvar(const struct golden_result *res, const char *name);
+int golden_decision_setvar(struct golden_decision *res, const char *name, const char *value,
+                           const char *why);
+const struct golden_decision_var *golden_decision_getvar(const struct golden_decision *res,
+                                                         const char *name);
 
-int golden_result_add_candidate(struct golden_result *res, const char *recipe, int specificity,
-                                bool matched, const char *note);
+int golden_decision_add_candidate(struct golden_decision *res, const char *recipe, int specificity,
+                                  bool matched, const char *note);
 
 /* JSON round trip (the cache and `--format json` use it). */
 struct json_object;
-struct json_object *golden_result_to_json(const struct golden_result *res);
-int golden_result_from_json(struct json_object *obj, struct golden_result *res,
-                            struct golden_err *err);
+struct json_object *golden_decision_to_json(const struct golden_decision *res);
+int golden_decision_from_json(struct json_object *obj, struct golden_decision *res,
+                              struct golden_err *err);
 
 #endif

@@ -13,7 +13,7 @@
  * versus transient ones (an unreadable file) that must be retried. */
 enum outcome { OUT_OK, OUT_STABLE_ERR, OUT_TRANSIENT_ERR };
 
-static enum outcome compute_fresh(const struct golden_request *req, struct golden_result *res,
+static enum outcome compute_fresh(const struct golden_env_request *req, struct golden_decision *res,
                                   struct golden_err *err)
 {
 	struct golden_topo_opts topts = {req->topology, req->sysroot};
@@ -49,8 +49,8 @@ static enum outcome compute_fresh(const struct golden_request *req, struct golde
 			               req->recipes_dir);
 			goto done;
 		}
-		golden_result_add_candidate(res, r->name, r->specificity, true,
-		                            "forced with --golden-nccl=NAME");
+		golden_decision_add_candidate(res, r->name, r->specificity, true,
+		                              "forced with --golden-nccl=NAME");
 	} else {
 		r = golden_recipe_select(&set, topo, res, &sub);
 		if (!r) {
@@ -69,8 +69,8 @@ done:
 	return out;
 }
 
-int golden_compute(const struct golden_request *req, struct golden_result *res,
-                   struct golden_err *err)
+int golden_env_compute(const struct golden_env_request *req, struct golden_decision *res,
+                       struct golden_err *err)
 {
 	const char *request = req->recipe ? req->recipe : "auto";
 	struct golden_cache_inputs in = {req->topology, req->sysroot, req->recipes_dir, request};

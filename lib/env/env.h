@@ -1,8 +1,8 @@
 /* The one path from a node to its golden environment, shared by the SPANK
  * plugin, `golden env` and the benchmarks: cache lookup, topology discovery,
  * recipe loading, selection and rendering. */
-#ifndef GOLDEN_ENGINE_H
-#define GOLDEN_ENGINE_H
+#ifndef GOLDEN_ENV_ENV_H
+#define GOLDEN_ENV_ENV_H
 
 #include <stdbool.h>
 
@@ -10,7 +10,7 @@
 #include "env/recipe.h"
 #include "env/decision.h"
 
-struct golden_request {
+struct golden_env_request {
 	const char *topology; /* hwloc XML, NULL = live */
 	const char *sysroot;  /* NULL = real root */
 	const char *recipes_dir;
@@ -25,7 +25,7 @@ struct golden_request {
 /* Fill res with the environment for this node. Returns 0, or -1 with one
  * line in err when golden sets nothing here (no GPU, discovery failed, no
  * recipe matches, forced recipe unknown or not renderable). */
-int golden_compute(const struct golden_request *req, struct golden_result *res,
-                   struct golden_err *err);
+int golden_env_compute(const struct golden_env_request *req, struct golden_decision *res,
+                       struct golden_err *err);
 
 #endif

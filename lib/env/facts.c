@@ -56,7 +56,7 @@ static bool is_hca(const struct golden_nic *n)
 	return n->kind == GOLDEN_NIC_IB || n->kind == GOLDEN_NIC_ROCE;
 }
 
-bool golden_nic_is_compute_rdma(const struct golden_nic *nic)
+bool golden_fact_nic_is_compute_rdma(const struct golden_nic *nic)
 {
 	return nic->cls == GOLDEN_CLASS_COMPUTE && is_rdma(nic);
 }
@@ -219,7 +219,7 @@ static bool pick_host_eth(const struct golden_nic *n)
 	       n->cls != GOLDEN_CLASS_VIRTUAL;
 }
 
-int golden_gpu_eth_count(const struct golden_topo *topo)
+int golden_fact_gpu_eth_count(const struct golden_topo *topo)
 {
 	return count_nics(topo, pick_gpu_eth);
 }
@@ -249,12 +249,12 @@ static int fact_pci_netdevs(const struct golden_topo *t, const char *pattern, ch
 	return 0;
 }
 
-int golden_compute_nic_count(const struct golden_topo *topo)
+int golden_fact_compute_nic_count(const struct golden_topo *topo)
 {
-	return count_nics(topo, golden_nic_is_compute_rdma);
+	return count_nics(topo, golden_fact_nic_is_compute_rdma);
 }
 
-const char *golden_compute_kind(const struct golden_topo *topo)
+const char *golden_fact_compute_kind(const struct golden_topo *topo)
 {
 	int ib = 0, roce = 0, efa = 0, nnics = clamp(topo->nnics, GOLDEN_MAX_NICS);
 
@@ -277,10 +277,10 @@ static const char *kind_link_layer(enum golden_nic_kind k)
 	return k == GOLDEN_NIC_IB ? "InfiniBand" : (k == GOLDEN_NIC_ROCE ? "Ethernet" : "");
 }
 
-const char *golden_compute_link_layer(const struct golden_topo *topo)
+const char *golden_fact_compute_link_layer(const struct golden_topo *topo)
 {
 	const struct golden_nic *sel[GOLDEN_MAX_NICS];
-	int n = select_nics(topo, golden_nic_is_compute_rdma, sel);
+	int n = select_nics(topo, golden_fact_nic_is_compute_rdma, sel);
 	const char *common = NULL;
 
 	for (int i = 0; i < n; i++) {
@@ -334,13 +334,13 @@ int golden_fact_value(const struct golden_topo *topo, const char *name, char *bu
 	if (!strcmp(name, "compute_hca_ports"))
 		return fact_hca_ports(topo, buf, len);
 	if (!strcmp(name, "compute_netdevs"))
-		return names_of(topo, golden_nic_is_compute_rdma, true, buf, len);
+		return names_of(topo, golden_fact_nic_is_compute_rdma, true, buf, len);
 	if (!strcmp(name, "compute_nic_count"))
-		return put_int(buf, len, golden_compute_nic_count(topo));
+		return put_int(buf, len, golden_fact_compute_nic_count(topo));
 	if (!strcmp(name, "compute_nic_kind"))
-		return put_str(buf, len, golden_compute_kind(topo));
+		return put_str(buf, len, golden_fact_compute_kind(topo));
 	if (!strcmp(name, "compute_link_layer"))
-		return put_str(buf, len, golden_compute_link_layer(topo));
+		return put_str(buf, len, golden_fact_compute_link_layer(topo));
 	if (!strcmp(name, "efa_devices"))
 		return names_of(topo, pick_efa, false, buf, len);
 	if (!strcmp(name, "efa_count"))
@@ -368,7 +368,7 @@ int golden_fact_value(const struct golden_topo *topo, const char *name, char *bu
 	if (!strcmp(name, "host_eth_netdevs"))
 		return names_of(topo, pick_host_eth, false, buf, len);
 	if (!strcmp(name, "gpu_eth_count"))
-		return put_int(buf, len, golden_gpu_eth_count(topo));
+		return put_int(buf, len, golden_fact_gpu_eth_count(topo));
 	if (!strcmp(name, "pkgdatadir"))
 		return put_str(buf, len, GOLDEN_PKGDATADIR);
 	return -1;

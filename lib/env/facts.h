@@ -1,7 +1,7 @@
 /* Topology facts: the named values recipe templates may reference, e.g.
  * "{compute_hcas}". Facts are pure functions of a struct golden_topo. */
-#ifndef GOLDEN_FACTS_H
-#define GOLDEN_FACTS_H
+#ifndef GOLDEN_ENV_FACTS_H
+#define GOLDEN_ENV_FACTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,21 +32,21 @@ int golden_fact_value_arg(const struct golden_topo *topo, const char *name, cons
                           char *buf, size_t len);
 
 /* Plain Ethernet netdevs PIX/PXB to a GPU (the gpu_eth_count fact). */
-int golden_gpu_eth_count(const struct golden_topo *topo);
+int golden_fact_gpu_eth_count(const struct golden_topo *topo);
 
 /* The node's compute fabric kind: "ib", "roce", "efa" or "none". A node with
  * both IB and RoCE compute devices takes the majority (a tie counts as ib). */
-const char *golden_compute_kind(const struct golden_topo *topo);
+const char *golden_fact_compute_kind(const struct golden_topo *topo);
 
 /* A compute RDMA device: class COMPUTE and kind IB, RoCE or EFA. */
-bool golden_nic_is_compute_rdma(const struct golden_nic *nic);
+bool golden_fact_nic_is_compute_rdma(const struct golden_nic *nic);
 
 /* Number of compute RDMA devices (the compute_nic_count fact). */
-int golden_compute_nic_count(const struct golden_topo *topo);
+int golden_fact_compute_nic_count(const struct golden_topo *topo);
 
 /* The link layer every port of every compute RDMA device has: "InfiniBand"
  * or "Ethernet"; "" when there are none, they differ, or it is unknown.
  * A port with no link layer recorded takes its device's kind (IB/RoCE). */
-const char *golden_compute_link_layer(const struct golden_topo *topo);
+const char *golden_fact_compute_link_layer(const struct golden_topo *topo);
 
 #endif

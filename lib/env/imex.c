@@ -9,9 +9,9 @@
 #include "util/strutil.h"
 #include "util/sysroot.h"
 
-bool golden_imex_wanted(const struct golden_result *res)
+bool golden_imex_wanted(const struct golden_decision *res)
 {
-	const struct golden_var *v = golden_result_getvar(res, "NCCL_MNNVL_ENABLE");
+	const struct golden_decision_var *v = golden_decision_getvar(res, "NCCL_MNNVL_ENABLE");
 
 	return v && v->value && strcmp(v->value, "0") != 0;
 }

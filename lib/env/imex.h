@@ -1,8 +1,8 @@
 /* Multi-node NVLink (MNNVL) needs an IMEX channel device the job can open;
  * without one CUDA fails with "Cuda failure 800" at the first fabric
  * allocation, far from the cause. */
-#ifndef GOLDEN_IMEX_H
-#define GOLDEN_IMEX_H
+#ifndef GOLDEN_ENV_IMEX_H
+#define GOLDEN_ENV_IMEX_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #define GOLDEN_IMEX_DIR "/dev/nvidia-caps-imex-channels"
 
 /* Does RES turn MNNVL on (NCCL_MNNVL_ENABLE set and not 0)? */
-bool golden_imex_wanted(const struct golden_result *res);
+bool golden_imex_wanted(const struct golden_decision *res);
 
 /* Look for GOLDEN_IMEX_DIR/channel* below SYSROOT (NULL: the real root) that
  * the caller can open read-write. Returns 1 when one is there (msg names it),

@@ -32,16 +32,16 @@ bool golden_marker_owns(const char *marker, const char *name, const char *value)
 	return false;
 }
 
-static int add_action(struct golden_plan *plan, enum golden_action_kind kind, const char *name,
-                      const char *value, const char *why)
+static int add_action(struct golden_env_plan *plan, enum golden_env_action_kind kind,
+                      const char *name, const char *value, const char *why)
 {
 	if (plan->n >= (int)(sizeof(plan->acts) / sizeof(plan->acts[0])))
 		return -1;
-	plan->acts[plan->n++] = (struct golden_action){kind, name, value, why};
+	plan->acts[plan->n++] = (struct golden_env_action){kind, name, value, why};
 	return 0;
 }
 
-static int marker_append(struct golden_plan *plan, const char *name, const char *value)
+static int marker_append(struct golden_env_plan *plan, const char *name, const char *value)
 {
 	char fp[9], item[256];
 
@@ -53,8 +53,8 @@ static int marker_append(struct golden_plan *plan, const char *name, const char 
 }
 
 /* Golden's variables from an earlier node that this node's result lacks. */
-static int plan_stale(const struct golden_result *res, const char *old, golden_getenv_fn get,
-                      void *arg, struct golden_plan *plan)
+static int plan_stale(const struct golden_decision *res, const char *old, golden_getenv_fn get,
+                      void *arg, struct golden_env_plan *plan)
 {
 	char *p;
 
@@ -70,7 +70,7 @@ static int plan_stale(const struct golden_result *res, const char *old, golden_g
 		if (colon) {
 			*colon = '\0'; /* p is now the bare name */
 			cur = get(arg, p);
-			if (cur && !golden_result_getvar(res, p) &&
+			if (cur && !golden_decision_getvar(res, p) &&
 			    golden_marker_owns(old, p, cur) &&
 			    add_action(plan, GOLDEN_ACT_UNSET, p, NULL, NULL))
 				return -1;
@@ -80,8 +80,8 @@ static int plan_stale(const struct golden_result *res, const char *old, golden_g
 	return 0;
 }
 
-int golden_plan_env(const struct golden_result *res, enum golden_user_env policy,
-                    golden_getenv_fn get, void *arg, struct golden_plan *plan)
+int golden_marker_plan(const struct golden_decision *res, enum golden_user_env policy,
+                       golden_getenv_fn get, void *arg, struct golden_env_plan *plan)
 {
 	const char *old;
 
@@ -93,9 +93,9 @@ int golden_plan_env(const struct golden_result *res, enum golden_user_env policy
 	else
 		old = NULL;
 	for (int i = 0; i < res->nvars; i++) {
-		const struct golden_var *v = &res->vars[i];
+		const struct golden_decision_var *v = &res->vars[i];
 		const char *cur = get(arg, v->name);
-		enum golden_action_kind kind = GOLDEN_ACT_SET;
+		enum golden_env_action_kind kind = GOLDEN_ACT_SET;
 
 		if (cur && !golden_marker_owns(old, v->name, cur))
 			kind = policy == GOLDEN_USER_ENV_OVERRIDE ? GOLDEN_ACT_OVERRIDE

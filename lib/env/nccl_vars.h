@@ -2,8 +2,8 @@
  * each with the values NCCL documents as valid (env.rst, NCCL 2.30). A recipe
  * may only name a variable from this table, and every value it renders must
  * pass the variable's check. */
-#ifndef GOLDEN_NCCL_VARS_H
-#define GOLDEN_NCCL_VARS_H
+#ifndef GOLDEN_ENV_NCCL_VARS_H
+#define GOLDEN_ENV_NCCL_VARS_H
 
 #include <stdbool.h>
 #include <stddef.h>

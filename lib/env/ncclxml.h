@@ -2,8 +2,8 @@
  * which GPU shares a (fake) PCIe switch with which NIC on which NUMA node.
  * For VMs whose hypervisor flattens PCIe, so that NCCL sees each GPU and
  * its NIC at PIX again and uses GPUDirect RDMA. */
-#ifndef GOLDEN_NCCLXML_H
-#define GOLDEN_NCCLXML_H
+#ifndef GOLDEN_ENV_NCCLXML_H
+#define GOLDEN_ENV_NCCLXML_H
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* Recipes: JSON files that say which nodes they fit (match rules) and
  * which environment they produce (templates over topology facts). */
-#ifndef GOLDEN_RECIPE_H
-#define GOLDEN_RECIPE_H
+#ifndef GOLDEN_ENV_RECIPE_H
+#define GOLDEN_ENV_RECIPE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -97,7 +97,7 @@ bool golden_recipe_matches(const struct golden_recipe *r, const struct golden_to
  * res->recipe/res->source. A required variable whose facts are empty makes
  * it fail: returns -1 with err naming the variable and fact. */
 int golden_recipe_render(const struct golden_recipe *r, const struct golden_topo *topo,
-                         struct golden_result *res, struct golden_err *err);
+                         struct golden_decision *res, struct golden_err *err);
 
 /* Choose the most specific matching recipe. Fills res->candidates with every
  * recipe and its verdict. Returns the winner, or NULL (err set) if none
@@ -105,7 +105,8 @@ int golden_recipe_render(const struct golden_recipe *r, const struct golden_topo
  * the candidates' notes (lint rejects such sets). */
 const struct golden_recipe *golden_recipe_select(const struct golden_recipe_set *set,
                                                  const struct golden_topo *topo,
-                                                 struct golden_result *res, struct golden_err *err);
+                                                 struct golden_decision *res,
+                                                 struct golden_err *err);
 
 /* Lint a set: ties between recipes that can match the same node at the same
  * specificity, templates that reference unknown facts, unknown/invalid
@@ -117,14 +118,15 @@ int golden_recipes_lint(const struct golden_recipe_set *set, golden_diag_fn diag
 
 /* Check TMPL's syntax and that every fact it names is known. Returns the
  * number of fact references, or -1 with why set. */
-int golden_template_check(const char *tmpl, char *why, size_t whylen);
+int golden_recipe_template_check(const char *tmpl, char *why, size_t whylen);
 
 /* Expand TMPL over TOPO into out. Returns 0; 1 when a referenced fact is
  * empty on this node (its name copied to fact); -1 with why set on a syntax
  * error, an unknown fact or overflow. TOPO may be NULL when TMPL names no
  * fact. */
-int golden_template_expand(const char *tmpl, const struct golden_topo *topo, char *out,
-                           size_t outlen, char *fact, size_t factlen, char *why, size_t whylen);
+int golden_recipe_template_expand(const char *tmpl, const struct golden_topo *topo, char *out,
+                                  size_t outlen, char *fact, size_t factlen, char *why,
+                                  size_t whylen);
 
 /* Check one recipe variable as load does: a known name, a non-empty why,
  * template syntax and facts, and for a fact-free template the value itself.

@@ -89,8 +89,8 @@ static bool match_gpus(const struct golden_match *m, const struct golden_topo *t
 static bool match_nics(const struct golden_match *m, const struct golden_topo *t, char *why,
                        size_t len)
 {
-	const char *kind = golden_compute_kind(t);
-	int count = golden_compute_nic_count(t);
+	const char *kind = golden_fact_compute_kind(t);
+	int count = golden_fact_compute_nic_count(t);
 	char buf[64];
 
 	if (m->compute_nic_kind && strcmp(m->compute_nic_kind, kind))
@@ -102,7 +102,7 @@ static bool match_nics(const struct golden_match *m, const struct golden_topo *t
 		return no(why, len, "compute_nic_count: %d compute RDMA devices; recipe wants %s",
 		          count, range_text(&m->compute_nic_count, buf, sizeof(buf)));
 	if (m->link_layer) {
-		const char *ll = golden_compute_link_layer(t);
+		const char *ll = golden_fact_compute_link_layer(t);
 
 		if (strcmp(ll, m->link_layer))
 			return no(why, len, "link_layer: compute ports are %s; recipe wants %s",
@@ -131,10 +131,10 @@ bool golden_recipe_matches(const struct golden_recipe *r, const struct golden_to
 		return no(why, whylen, "dmi_product_name: \"%s\"; recipe wants %s",
 		          topo->dmi_product,
 		          pattern_text(m->dmi_product, m->n_dmi_product, buf, sizeof(buf)));
-	if (m->gpu_eth_count.set && !in_range(&m->gpu_eth_count, golden_gpu_eth_count(topo)))
+	if (m->gpu_eth_count.set && !in_range(&m->gpu_eth_count, golden_fact_gpu_eth_count(topo)))
 		return no(why, whylen,
 		          "gpu_eth_count: %d plain Ethernet NICs next to a GPU; recipe wants %s",
-		          golden_gpu_eth_count(topo),
+		          golden_fact_gpu_eth_count(topo),
 		          range_text(&m->gpu_eth_count, buf, sizeof(buf)));
 	if (m->bootstrap_if >= 0 && (topo->bootstrap_if[0] != '\0') != (m->bootstrap_if == 1))
 		return no(why, whylen, "bootstrap_if: %s%s; recipe wants %s",
@@ -146,7 +146,7 @@ bool golden_recipe_matches(const struct golden_recipe *r, const struct golden_to
 
 /* Record every recipe's verdict once the winner is known. */
 static int note_all(const struct golden_recipe_set *set, const struct golden_topo *topo,
-                    const struct golden_recipe *win, int nties, struct golden_result *res)
+                    const struct golden_recipe *win, int nties, struct golden_decision *res)
 {
 	for (int i = 0; i < set->n; i++) {
 		const struct golden_recipe *r = &set->recipes[i];
@@ -170,7 +170,7 @@ static int note_all(const struct golden_recipe_set *set, const struct golden_top
 		else
 			snprintf(note, sizeof(note), "lost to %s: specificity %d < %d", win->name,
 			         r->specificity, win->specificity);
-		if (golden_result_add_candidate(res, r->name, r->specificity, m, note) < 0)
+		if (golden_decision_add_candidate(res, r->name, r->specificity, m, note) < 0)
 			return -1;
 	}
 	return 0;
@@ -178,7 +178,8 @@ static int note_all(const struct golden_recipe_set *set, const struct golden_top
 
 const struct golden_recipe *golden_recipe_select(const struct golden_recipe_set *set,
                                                  const struct golden_topo *topo,
-                                                 struct golden_result *res, struct golden_err *err)
+                                                 struct golden_decision *res,
+                                                 struct golden_err *err)
 {
 	const struct golden_recipe *win = NULL;
 	int nties = 0;

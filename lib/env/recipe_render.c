@@ -163,7 +163,7 @@ toolong:
 	return bad(w->why, w->whylen, "value longer than %zu bytes", w->outlen - 1);
 }
 
-int golden_template_check(const char *tmpl, char *why, size_t whylen)
+int golden_recipe_template_check(const char *tmpl, char *why, size_t whylen)
 {
 	struct walk w = {.why = why, .whylen = whylen};
 
@@ -174,8 +174,9 @@ int golden_template_check(const char *tmpl, char *why, size_t whylen)
 	return w.nfacts;
 }
 
-int golden_template_expand(const char *tmpl, const struct golden_topo *topo, char *out,
-                           size_t outlen, char *fact, size_t factlen, char *why, size_t whylen)
+int golden_recipe_template_expand(const char *tmpl, const struct golden_topo *topo, char *out,
+                                  size_t outlen, char *fact, size_t factlen, char *why,
+                                  size_t whylen)
 {
 	struct walk w = {topo, out, outlen, 0, fact, factlen, why, whylen, 0, false};
 
@@ -202,12 +203,13 @@ int golden_recipe_var_check(const struct golden_recipe_var *v, const char **fiel
 		return bad(why, whylen, "missing or empty; expected one line saying why %s is set",
 		           v->name);
 	*field = "value";
-	nfacts = golden_template_check(v->value, why, whylen);
+	nfacts = golden_recipe_template_check(v->value, why, whylen);
 	if (nfacts < 0)
 		return -1;
 	if (nfacts > 0)
 		return 0; /* checked again once rendered */
-	if (golden_template_expand(v->value, NULL, val, sizeof(val), NULL, 0, why, whylen) < 0)
+	if (golden_recipe_template_expand(v->value, NULL, val, sizeof(val), NULL, 0, why, whylen) <
+	    0)
 		return -1;
 	if (golden_nccl_var_check(v->name, val, msg, sizeof(msg)) < 0)
 		return bad(why, whylen, "%s=%s: %s", v->name, val, msg);
@@ -216,11 +218,11 @@ int golden_recipe_var_check(const struct golden_recipe_var *v, const char **fiel
 
 /* Append "; TEXT" (or TEXT) to the candidate note for NAME, adding the
  * candidate when render was called without select. */
-static int note_candidate(struct golden_result *res, const struct golden_recipe *r,
+static int note_candidate(struct golden_decision *res, const struct golden_recipe *r,
                           const char *text)
 {
 	for (int i = 0; i < res->ncandidates; i++) {
-		struct golden_candidate *c = &res->candidates[i];
+		struct golden_decision_candidate *c = &res->candidates[i];
 		size_t old = c->note ? strlen(c->note) : 0;
 		char *n;
 
@@ -240,17 +242,17 @@ static int note_candidate(struct golden_result *res, const struct golden_recipe 
 		c->note = n;
 		return 0;
 	}
-	return golden_result_add_candidate(res, r->name, r->specificity, true, text);
+	return golden_decision_add_candidate(res, r->name, r->specificity, true, text);
 }
 
 /* Render one variable. 0 set, 1 skipped (note says why), -1 failed (err). */
 static int render_var(const struct golden_recipe *r, const struct golden_recipe_var *v,
-                      const struct golden_topo *topo, struct golden_result *tmp, char *notes,
+                      const struct golden_topo *topo, struct golden_decision *tmp, char *notes,
                       size_t nlen, struct golden_err *err)
 {
 	char val[VALUE_MAX], fact[FACT_NAME_MAX], why[512], note[768];
-	int rc = golden_template_expand(v->value, topo, val, sizeof(val), fact, sizeof(fact), why,
-	                                sizeof(why));
+	int rc = golden_recipe_template_expand(v->value, topo, val, sizeof(val), fact, sizeof(fact),
+	                                       why, sizeof(why));
 
 	if (rc < 0)
 		return golden_err_set(err, "recipe %s: %s: %s", r->name, v->name, why);
@@ -268,7 +270,7 @@ static int render_var(const struct golden_recipe *r, const struct golden_recipe_
 			                      v->name, val, why);
 		snprintf(note, sizeof(note), "skipped optional %s=%.200s: %s", v->name, val, why);
 	} else {
-		if (golden_result_setvar(tmp, v->name, val, v->why) < 0)
+		if (golden_decision_setvar(tmp, v->name, val, v->why) < 0)
 			return golden_err_set(err, "recipe %s: out of memory", r->name);
 		return 0;
 	}
@@ -279,14 +281,14 @@ static int render_var(const struct golden_recipe *r, const struct golden_recipe_
 }
 
 int golden_recipe_render(const struct golden_recipe *r, const struct golden_topo *topo,
-                         struct golden_result *res, struct golden_err *err)
+                         struct golden_decision *res, struct golden_err *err)
 {
-	struct golden_result tmp;
+	struct golden_decision tmp;
 	char notes[2048] = "";
 	char *name = NULL, *source = NULL;
 	int rc = -1;
 
-	golden_result_init(&tmp);
+	golden_decision_init(&tmp);
 	for (int i = 0; i < r->nvars; i++)
 		if (render_var(r, &r->vars[i], topo, &tmp, notes, sizeof(notes), err) < 0)
 			goto out;
@@ -298,8 +300,8 @@ int golden_recipe_render(const struct golden_recipe *r, const struct golden_topo
 		goto out;
 	}
 	for (int i = 0; i < tmp.nvars; i++)
-		if (golden_result_setvar(res, tmp.vars[i].name, tmp.vars[i].value,
-		                         tmp.vars[i].why) < 0) {
+		if (golden_decision_setvar(res, tmp.vars[i].name, tmp.vars[i].value,
+		                           tmp.vars[i].why) < 0) {
 			golden_err_set(err, "recipe %s: out of memory", r->name);
 			goto out;
 		}
@@ -316,6 +318,6 @@ int golden_recipe_render(const struct golden_recipe *r, const struct golden_topo
 out:
 	free(name);
 	free(source);
-	golden_result_free(&tmp);
+	golden_decision_free(&tmp);
 	return rc;
 }

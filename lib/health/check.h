@@ -2,8 +2,8 @@
  * (ok, warn, or fail with an action) with a short code for the drain reason
  * and a longer detail. The runner (check_run.c) executes every check in its
  * own child process under a hard deadline. */
-#ifndef GOLDEN_CHECK_H
-#define GOLDEN_CHECK_H
+#ifndef GOLDEN_HEALTH_CHECK_H
+#define GOLDEN_HEALTH_CHECK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,17 +52,17 @@ struct golden_check_result {
 
 /* Set a result (printf-style detail). The code must be short and start with
  * the component ("gpu3", "mlx5_4", "/lustre"), then the fault. */
-void golden_result_fail(struct golden_check_result *r, enum golden_action action, const char *code,
-                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void golden_result_warn(struct golden_check_result *r, const char *code, const char *fmt, ...)
+void golden_check_fail(struct golden_check_result *r, enum golden_action action, const char *code,
+                       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void golden_check_warn(struct golden_check_result *r, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-struct golden_hc_conf; /* hcconf.h */
+struct golden_conf; /* health/golden_conf.h */
 
 /* What every check may look at. Checks run in a child process: they may
  * block, crash or hang without harming the caller. */
 struct golden_check_ctx {
-	const struct golden_hc_conf *conf;
+	const struct golden_conf *conf;
 	const struct golden_topo *topo; /* NULL if discovery failed */
 	const char *sysroot;            /* NULL = real root */
 	const char *node;               /* Slurm node name */
@@ -84,15 +84,15 @@ struct golden_check {
 	unsigned phases; /* enum golden_phase bits: where it runs by default */
 };
 
-/* The built-in checks by module, each array terminated by { NULL }. */
+/* health's built-in checks by module, each array terminated by { NULL }
+ * (the stall probe adds its own: stall/check_kernel.h). */
 extern const struct golden_check golden_gpu_checks[];     /* check_gpu.c (NVML) */
 extern const struct golden_check golden_xid_checks[];     /* check_xid.c */
 extern const struct golden_check golden_fabric_checks[];  /* check_fabric.c */
 extern const struct golden_check golden_storage_checks[]; /* check_storage.c */
-extern const struct golden_check golden_kernel_checks[];  /* check_kernel.c */
 
-const char *golden_status_name(enum golden_status s);
-const char *golden_action_name(enum golden_action a);
+const char *golden_check_status_name(enum golden_status s);
+const char *golden_check_action_name(enum golden_action a);
 const char *golden_check_class_name(enum golden_check_class c);
 
 #endif

@@ -68,12 +68,12 @@ static bool report(struct golden_check_result *res, const struct findings *fail,
                    const struct findings *warn)
 {
 	if (fail->n) {
-		golden_result_fail(res, GOLDEN_ACTION_DRAIN, fail->code, "%s%s%s", fail->detail,
-		                   warn->n ? "; warnings: " : "", warn->n ? warn->detail : "");
+		golden_check_fail(res, GOLDEN_ACTION_DRAIN, fail->code, "%s%s%s", fail->detail,
+		                  warn->n ? "; warnings: " : "", warn->n ? warn->detail : "");
 		return true;
 	}
 	if (warn->n) {
-		golden_result_warn(res, warn->code, "%s", warn->detail);
+		golden_check_warn(res, warn->code, "%s", warn->detail);
 		return true;
 	}
 	return false;
@@ -169,7 +169,7 @@ static void note_down(struct findings *f, const char *dev, int port, const struc
 static void check_ib_ports(const struct golden_check_ctx *ctx, struct golden_check_result *res)
 {
 	const struct golden_topo *t = ctx->topo;
-	const struct golden_hc_conf *conf = ctx->conf;
+	const struct golden_conf *conf = ctx->conf;
 	struct findings fail = {0}, warn = {0};
 	struct live_port *live;
 	double want;
@@ -182,7 +182,7 @@ static void check_ib_ports(const struct golden_check_ctx *ctx, struct golden_che
 	/* One slot per (NIC, port), so the rate baseline sees every port first. */
 	live = calloc((size_t)GOLDEN_MAX_NICS * GOLDEN_MAX_PORTS, sizeof(*live));
 	if (!live) {
-		golden_result_warn(res, "ib-ports nomem", "out of memory");
+		golden_check_warn(res, "ib-ports nomem", "out of memory");
 		return;
 	}
 	want = conf && conf->expected_rate_gbps > 0 ? conf->expected_rate_gbps : 0;
@@ -347,8 +347,8 @@ static void check_ib_counters(const struct golden_check_ctx *ctx, struct golden_
 		return;
 	}
 	if (golden_mkdir_p(dir) < 0 || (lockfd = lock_state(dir)) < 0) {
-		golden_result_warn(res, "ib-counters nostate", "state_dir %s: %s", dir,
-		                   strerror(errno));
+		golden_check_warn(res, "ib-counters nostate", "state_dir %s: %s", dir,
+		                  strerror(errno));
 		return;
 	}
 	prev = load_state(dir);
@@ -465,7 +465,7 @@ static int count_efa_live(const char *root)
 
 static void check_efa(const struct golden_check_ctx *ctx, struct golden_check_result *res)
 {
-	const struct golden_hc_conf *conf = ctx->conf;
+	const struct golden_conf *conf = ctx->conf;
 	int want, live, topo_n = -1, have;
 	char code[GOLDEN_CODE_LEN];
 
@@ -487,14 +487,14 @@ static void check_efa(const struct golden_check_ctx *ctx, struct golden_check_re
 	have = live >= 0 ? live : 0;
 	snprintf(code, sizeof(code), "efa %d/%d", have, want);
 	if (have < want)
-		golden_result_fail(res, GOLDEN_ACTION_DRAIN, code,
-		                   "%d EFA device(s) in /sys/class/infiniband, efa_count = %d "
-		                   "(topology saw %d)",
-		                   have, want, topo_n);
+		golden_check_fail(res, GOLDEN_ACTION_DRAIN, code,
+		                  "%d EFA device(s) in /sys/class/infiniband, efa_count = %d "
+		                  "(topology saw %d)",
+		                  have, want, topo_n);
 	else if (have > want)
 		/* More than configured is a configuration mismatch, not a fault. */
-		golden_result_warn(res, code, "%d EFA device(s), more than efa_count = %d", have,
-		                   want);
+		golden_check_warn(res, code, "%d EFA device(s), more than efa_count = %d", have,
+		                  want);
 	else
 		ok_detail(res, "%d EFA device(s)", have);
 }
@@ -556,7 +556,7 @@ static void check_bootstrap(const struct golden_check_ctx *ctx, struct golden_ch
 	if (!ifname[0]) {
 		/* NCCL needs a socket interface to bootstrap even on IB. */
 		if (t->ngpus > 0)
-			golden_result_fail(
+			golden_check_fail(
 			    res, GOLDEN_ACTION_DRAIN, "bootstrap none",
 			    "no usable bootstrap interface (NCCL_SOCKET_IFNAME) found "
 			    "on a node with %d GPU(s)",
@@ -568,8 +568,8 @@ static void check_bootstrap(const struct golden_check_ctx *ctx, struct golden_ch
 	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", ifname);
 	if (golden_sys_read(ctx->sysroot, path, oper, sizeof(oper)) <= 0) {
 		snprintf(code, sizeof(code), "%.48s down", ifname);
-		golden_result_fail(res, GOLDEN_ACTION_DRAIN, code,
-		                   "bootstrap interface %s: no %s (interface gone?)", ifname, path);
+		golden_check_fail(res, GOLDEN_ACTION_DRAIN, code,
+		                  "bootstrap interface %s: no %s (interface gone?)", ifname, path);
 		return;
 	}
 	if (strcmp(oper, "up")) {
@@ -581,15 +581,15 @@ static void check_bootstrap(const struct golden_check_ctx *ctx, struct golden_ch
 		    golden_sys_read(ctx->sysroot, path, carrier, sizeof(carrier)) <= 0 ||
 		    strcmp(carrier, "1")) {
 			snprintf(code, sizeof(code), "%.48s down", ifname);
-			golden_result_fail(res, GOLDEN_ACTION_DRAIN, code,
-			                   "bootstrap interface %s: operstate '%s', want 'up'",
-			                   ifname, oper);
+			golden_check_fail(res, GOLDEN_ACTION_DRAIN, code,
+			                  "bootstrap interface %s: operstate '%s', want 'up'",
+			                  ifname, oper);
 			return;
 		}
 	}
 	if (!iface_has_addr(ctx->sysroot, ifname)) {
 		snprintf(code, sizeof(code), "%.48s no-addr", ifname);
-		golden_result_fail(
+		golden_check_fail(
 		    res, GOLDEN_ACTION_DRAIN, code,
 		    "bootstrap interface %s is %s but has no IPv4 route and no global "
 		    "IPv6 address",
@@ -612,7 +612,7 @@ static const char *const peermem_files[] = {
     "/sys/module/efa_nv_peermem/version",
 };
 
-int golden_gdr_available(const char *root, char *how, size_t len)
+int golden_fabric_gdr_available(const char *root, char *how, size_t len)
 {
 	char buf[256];
 	int major = 0, minor = 0;
@@ -672,16 +672,16 @@ static void check_gpudirect(const struct golden_check_ctx *ctx, struct golden_ch
 		          nrdma);
 		return;
 	}
-	if (golden_gdr_available(ctx->sysroot, how, sizeof(how))) {
+	if (golden_fabric_gdr_available(ctx->sysroot, how, sizeof(how))) {
 		ok_detail(res, "GPUDirect RDMA via %s", how);
 		return;
 	}
 	if (ctx->conf && ctx->conf->require_gdr)
-		golden_result_fail(res, GOLDEN_ACTION_DRAIN, "gdr unavailable",
-		                   "%s; gpudirect = required (modprobe nvidia-peermem)", how);
+		golden_check_fail(res, GOLDEN_ACTION_DRAIN, "gdr unavailable",
+		                  "%s; gpudirect = required (modprobe nvidia-peermem)", how);
 	else
-		golden_result_warn(res, "gdr unavailable",
-		                   "%s; NCCL will bounce through host memory", how);
+		golden_check_warn(res, "gdr unavailable",
+		                  "%s; NCCL will bounce through host memory", how);
 }
 
 /* ------------------------------------------------------------ table */

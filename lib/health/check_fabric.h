@@ -1,8 +1,8 @@
 /* Fabric health checks (check_fabric.c): ib-ports, ib-counters, efa,
  * bootstrap, gpudirect. The check table itself is golden_fabric_checks[] in
  * check.h; this header holds what other modules may reuse. */
-#ifndef GOLDEN_CHECK_FABRIC_H
-#define GOLDEN_CHECK_FABRIC_H
+#ifndef GOLDEN_HEALTH_CHECK_FABRIC_H
+#define GOLDEN_HEALTH_CHECK_FABRIC_H
 
 #include <stddef.h>
 
@@ -13,6 +13,6 @@
  * tell? Returns 1 and a short description of the mechanism in how
  * ("nvidia_peermem 550.54.15", "dma-buf (open kernel module, kernel 6.5)"),
  * or 0 with what was missing in how. */
-int golden_gdr_available(const char *root, char *how, size_t len);
+int golden_fabric_gdr_available(const char *root, char *how, size_t len);
 
 #endif

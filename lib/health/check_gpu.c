@@ -1,4 +1,4 @@
-/* GPU health checks through NVML (lib/nvml.c loads libnvidia-ml.so.1).
+/* GPU health checks through NVML (health/nvml.c loads libnvidia-ml.so.1).
  *
  * Every check runs in its own child process (check_run.c), so each opens
  * NVML itself: a hung or crashing driver call takes down one check, not the
@@ -58,9 +58,9 @@ static void vfault(struct session *s, enum golden_status st, enum golden_action 
 
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	if (st == GOLDEN_ST_FAIL)
-		golden_result_fail(s->res, action, code, "%s", detail);
+		golden_check_fail(s->res, action, code, "%s", detail);
 	else
-		golden_result_warn(s->res, code, "%s", detail);
+		golden_check_warn(s->res, code, "%s", detail);
 	if (s->nfaults++)
 		golden_strlcat(s->all, "; ", sizeof(s->all));
 	golden_strlcat(s->all, detail, sizeof(s->all));

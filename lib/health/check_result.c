@@ -19,8 +19,8 @@ static void set(struct golden_check_result *r, enum golden_status st, enum golde
 	vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
 }
 
-void golden_result_fail(struct golden_check_result *r, enum golden_action action, const char *code,
-                        const char *fmt, ...)
+void golden_check_fail(struct golden_check_result *r, enum golden_action action, const char *code,
+                       const char *fmt, ...)
 {
 	va_list ap;
 
@@ -29,7 +29,7 @@ void golden_result_fail(struct golden_check_result *r, enum golden_action action
 	va_end(ap);
 }
 
-void golden_result_warn(struct golden_check_result *r, const char *code, const char *fmt, ...)
+void golden_check_warn(struct golden_check_result *r, const char *code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,12 +38,12 @@ void golden_result_warn(struct golden_check_result *r, const char *code, const c
 	va_end(ap);
 }
 
-const char *golden_status_name(enum golden_status s)
+const char *golden_check_status_name(enum golden_status s)
 {
 	return s == GOLDEN_ST_OK ? "ok" : s == GOLDEN_ST_WARN ? "warn" : "fail";
 }
 
-const char *golden_action_name(enum golden_action a)
+const char *golden_check_action_name(enum golden_action a)
 {
 	switch (a) {
 	case GOLDEN_ACTION_NONE:

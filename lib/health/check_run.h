@@ -2,8 +2,8 @@
  * all within an overall budget. A hung driver call, NFS statfs or sysfs read
  * costs at most its deadline: the child's process group is killed, and a
  * child stuck in D state (unkillable) is abandoned instead of waited for. */
-#ifndef GOLDEN_CHECK_RUN_H
-#define GOLDEN_CHECK_RUN_H
+#ifndef GOLDEN_HEALTH_CHECK_RUN_H
+#define GOLDEN_HEALTH_CHECK_RUN_H
 
 #include <stdbool.h>
 
@@ -28,24 +28,9 @@ struct golden_run_report {
 	int worst; /* index of the worst outcome, -1 if all ok */
 };
 
-/* Every built-in check enabled for ctx->phase (after conf overrides), in
- * registry order. Returns the count. */
-int golden_checks_select(const struct golden_hc_conf *conf, enum golden_phase phase,
-                         const struct golden_check **list, int max);
-
-/* Find a built-in check by name. */
-const struct golden_check *golden_check_find(const char *name);
-
 /* Run list[0..n) concurrently. Never fails: problems become outcomes. */
 void golden_checks_run(const struct golden_check *const *list, int n,
                        const struct golden_check_ctx *ctx, int budget_ms,
                        struct golden_run_report *rep);
-
-/* Run fn(arg) in a child under deadline_ms, sharing `size` bytes of result
- * memory with it (the child writes, the parent reads after it exited).
- * Returns 0 if the child finished, 1 on timeout, -1 if it could not start
- * or crashed. Used for topology discovery before the checks. */
-int golden_run_guarded(void (*fn)(void *shared, void *arg), void *arg, void *shared, size_t size,
-                       int deadline_ms);
 
 #endif

@@ -7,7 +7,7 @@
  * it blocks, often unkillably until the RPC times out. That is why every
  * check runs in its own child process under a deadline: the runner kills
  * this one and reports `mounts timeout`. Callers that need to know which
- * mount hung can run golden_check_mount_one() once per mount, each in its
+ * mount hung can run golden_storage_check_mount() once per mount, each in its
  * own child.
  */
 #include <config.h>
@@ -54,7 +54,7 @@ static int is_listed(const struct golden_mount *m, void *arg)
 	return a->found;
 }
 
-int golden_mount_listed(const char *sysroot, const char *mnt)
+int golden_storage_mount_listed(const char *sysroot, const char *mnt)
 {
 	struct listed_arg a = {.found = 0};
 
@@ -99,16 +99,17 @@ static const char *errno_name(int e, char *buf, size_t len)
 	return buf;
 }
 
-int golden_check_mount_one(const char *mnt, const char *sysroot, struct golden_check_result *res)
+int golden_storage_check_mount(const char *mnt, const char *sysroot,
+                               struct golden_check_result *res)
 {
 	char code[GOLDEN_CODE_LEN], ebuf[16];
 	struct statfs st;
-	int listed = golden_mount_listed(sysroot, mnt);
+	int listed = golden_storage_mount_listed(sysroot, mnt);
 
 	if (listed == 0) {
 		snprintf(code, sizeof(code), "%s not-mounted", mnt);
-		golden_result_fail(res, GOLDEN_ACTION_DRAIN, code,
-		                   "%s is not in the mount table (/proc/self/mounts)", mnt);
+		golden_check_fail(res, GOLDEN_ACTION_DRAIN, code,
+		                  "%s is not in the mount table (/proc/self/mounts)", mnt);
 		return -1;
 	}
 	/* The real path, never the sysroot: see the comment at the top. This
@@ -118,18 +119,18 @@ int golden_check_mount_one(const char *mnt, const char *sysroot, struct golden_c
 
 		snprintf(code, sizeof(code), "%s statfs %s", mnt,
 		         errno_name(e, ebuf, sizeof(ebuf)));
-		golden_result_fail(res, GOLDEN_ACTION_DRAIN, code, "statfs(%s): %s", mnt,
-		                   strerror(e));
+		golden_check_fail(res, GOLDEN_ACTION_DRAIN, code, "statfs(%s): %s", mnt,
+		                  strerror(e));
 		return -1;
 	}
 	if (listed < 0) {
 		/* Cannot tell whether it is mounted (no mount table under the
 		 * sysroot): statfs answered, so warn rather than drain. */
 		snprintf(code, sizeof(code), "%s unverified", mnt);
-		golden_result_warn(res, code,
-		                   "mount table unreadable (/proc/self/mounts, /proc/mounts); "
-		                   "statfs(%s) answered",
-		                   mnt);
+		golden_check_warn(res, code,
+		                  "mount table unreadable (/proc/self/mounts, /proc/mounts); "
+		                  "statfs(%s) answered",
+		                  mnt);
 		return -1;
 	}
 	return 0;
@@ -137,7 +138,7 @@ int golden_check_mount_one(const char *mnt, const char *sysroot, struct golden_c
 
 static void check_mounts(const struct golden_check_ctx *ctx, struct golden_check_result *res)
 {
-	const struct golden_hc_conf *conf = ctx->conf;
+	const struct golden_conf *conf = ctx->conf;
 	int n = conf ? conf->nmounts : 0, bad = 0;
 
 	if (n > GOLDEN_MAX_MOUNTS)
@@ -147,7 +148,7 @@ static void check_mounts(const struct golden_check_ctx *ctx, struct golden_check
 	 * later healthy mount costs nothing. */
 	for (int i = 0; i < n; i++)
 		if (conf->mounts[i][0] &&
-		    golden_check_mount_one(conf->mounts[i], ctx->sysroot, res) < 0)
+		    golden_storage_check_mount(conf->mounts[i], ctx->sysroot, res) < 0)
 			bad++;
 	if (res->status == GOLDEN_ST_OK)
 		snprintf(res->detail, sizeof(res->detail),

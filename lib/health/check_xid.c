@@ -90,7 +90,7 @@ static int on_record(uint64_t seq, uint64_t ts_usec, int facility, int level, co
 		return 0;
 	s->events++;
 	if (!ev.sxid && ctx->conf)
-		ovr = golden_hc_conf_xid(ctx->conf, ev.xid);
+		ovr = golden_conf_xid(ctx->conf, ev.xid);
 	golden_xid_classify(&ev, ovr, &v);
 	if (v.ignored) {
 		s->ignored++;
@@ -234,8 +234,8 @@ static void describe(struct out *o, const struct golden_check_ctx *ctx, const st
 	if (!g->v.known && ev->text[0])
 		put(o, " \"%.60s\"", ev->text);
 	put(o, " -> %s",
-	    g->v.status == GOLDEN_ST_FAIL ? golden_action_name(g->v.action)
-	                                  : golden_status_name(g->v.status));
+	    g->v.status == GOLDEN_ST_FAIL ? golden_check_action_name(g->v.action)
+	                                  : golden_check_status_name(g->v.status));
 	if (g->v.overridden)
 		put(o, " (golden.conf)");
 }
@@ -279,20 +279,20 @@ static void check_xid(const struct golden_check_ctx *ctx, struct golden_check_re
 				continue;
 			make_code(g, code, sizeof(code));
 			if (g->v.status == GOLDEN_ST_FAIL)
-				golden_result_fail(res, g->v.action, code, "%s", code);
+				golden_check_fail(res, g->v.action, code, "%s", code);
 			else if (g->v.status == GOLDEN_ST_WARN)
-				golden_result_warn(res, code, "%s", code);
+				golden_check_warn(res, code, "%s", code);
 			describe(&o, ctx, g);
 		}
 	}
 	if (s.overflow)
 		put(&o, "; %lu more", s.overflow);
 	if (rc < 0) {
-		golden_result_warn(res, "kmsg unreadable", "%s", path);
+		golden_check_warn(res, "kmsg unreadable", "%s", path);
 		put(&o, "%scannot read %s: %s", detail[0] ? "; " : "", path, strerror(err));
 	} else if (st.cursor_errno) {
 		/* The same records will be reported again until this is fixed. */
-		golden_result_warn(res, "kmsg cursor-unsaved", "%s", path);
+		golden_check_warn(res, "kmsg cursor-unsaved", "%s", path);
 		put(&o, "%scannot save the kmsg cursor in %s: %s", detail[0] ? "; " : "", state_dir,
 		    strerror(st.cursor_errno));
 	}

@@ -13,7 +13,7 @@
 
 #include "util/strutil.h"
 
-void golden_hc_conf_init(struct golden_hc_conf *conf)
+void golden_conf_init(struct golden_conf *conf)
 {
 	memset(conf, 0, sizeof(*conf));
 	conf->expected_gpus = -1;
@@ -66,7 +66,7 @@ static int parse_phases(const char *v, unsigned *out)
 	return *out ? 0 : -1;
 }
 
-static struct golden_check_override *override_for(struct golden_hc_conf *c, const char *name)
+static struct golden_check_override *override_for(struct golden_conf *c, const char *name)
 {
 	for (int i = 0; i < c->nchecks; i++)
 		if (!strcmp(c->checks[i].name, name))
@@ -106,7 +106,7 @@ static int set_path(char *dst, size_t len, const char *v)
 	return (v[0] != '/' || golden_strlcpy(dst, v, len) < 0) ? -1 : 0;
 }
 
-static int apply(struct golden_hc_conf *c, const char *where, const char *key, const char *v,
+static int apply(struct golden_conf *c, const char *where, const char *key, const char *v,
                  struct golden_err *err)
 {
 	if (!strcmp(key, "gpus"))
@@ -244,8 +244,8 @@ static int apply(struct golden_hc_conf *c, const char *where, const char *key, c
 	    where, key);
 }
 
-int golden_hc_conf_load(const char *path, bool check_owner, struct golden_hc_conf *conf,
-                        struct golden_err *err)
+int golden_conf_load(const char *path, bool check_owner, struct golden_conf *conf,
+                     struct golden_err *err)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
@@ -305,8 +305,8 @@ int golden_hc_conf_load(const char *path, bool check_owner, struct golden_hc_con
 	return 0;
 }
 
-bool golden_hc_conf_check(const struct golden_hc_conf *conf, const struct golden_check *chk,
-                          int *deadline_ms, unsigned *phases)
+bool golden_conf_check(const struct golden_conf *conf, const struct golden_check *chk,
+                       int *deadline_ms, unsigned *phases)
 {
 	*deadline_ms = chk->deadline_ms;
 	*phases = chk->phases;
@@ -325,7 +325,7 @@ bool golden_hc_conf_check(const struct golden_hc_conf *conf, const struct golden
 	return true;
 }
 
-const struct golden_xid_override *golden_hc_conf_xid(const struct golden_hc_conf *conf, int xid)
+const struct golden_xid_override *golden_conf_xid(const struct golden_conf *conf, int xid)
 {
 	for (int i = 0; conf && i < conf->nxid; i++)
 		if (conf->xids[i].xid == xid)

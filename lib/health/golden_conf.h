@@ -1,8 +1,8 @@
 /* golden.conf: what the health checks expect of this node. One `key = value`
  * per line, '#' comments. Unknown keys and bad values are rejected with
  * FILE:LINE and what would be right. */
-#ifndef GOLDEN_HCCONF_H
-#define GOLDEN_HCCONF_H
+#ifndef GOLDEN_HEALTH_GOLDEN_CONF_H
+#define GOLDEN_HEALTH_GOLDEN_CONF_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -28,7 +28,7 @@ struct golden_xid_override {
 	enum golden_action action;
 };
 
-struct golden_hc_conf {
+struct golden_conf {
 	int expected_gpus;            /* gpus = N; -1: the NVIDIA GPUs hwloc sees on PCI */
 	double expected_rate_gbps;    /* ib_rate = 400; 0: the best rate among compute ports */
 	char expected_link_layer[16]; /* link_layer = InfiniBand|Ethernet; "" any */
@@ -58,17 +58,17 @@ struct golden_hc_conf {
 	char metrics_dir[PATH_MAX];  /* metrics_dir = DIR (%n): node_exporter textfiles; "" off */
 };
 
-void golden_hc_conf_init(struct golden_hc_conf *conf);
+void golden_conf_init(struct golden_conf *conf);
 
 /* Parse FILE. check_owner: root-owned and not group/world-writable. */
-int golden_hc_conf_load(const char *path, bool check_owner, struct golden_hc_conf *conf,
-                        struct golden_err *err);
+int golden_conf_load(const char *path, bool check_owner, struct golden_conf *conf,
+                     struct golden_err *err);
 
 /* Effective deadline and phases of a check after overrides; false if off. */
-bool golden_hc_conf_check(const struct golden_hc_conf *conf, const struct golden_check *chk,
-                          int *deadline_ms, unsigned *phases);
+bool golden_conf_check(const struct golden_conf *conf, const struct golden_check *chk,
+                       int *deadline_ms, unsigned *phases);
 
 /* The override for an XID, or NULL. */
-const struct golden_xid_override *golden_hc_conf_xid(const struct golden_hc_conf *conf, int xid);
+const struct golden_xid_override *golden_conf_xid(const struct golden_conf *conf, int xid);
 
 #endif

@@ -22,8 +22,8 @@ static void add_str(struct json_object *o, const char *k, const char *v)
 		json_object_object_add(o, k, json_object_new_string(v));
 }
 
-struct json_object *golden_report_to_json(const struct golden_run_report *rep,
-                                          const struct golden_run_info *info)
+struct json_object *golden_health_log_json(const struct golden_run_report *rep,
+                                           const struct golden_run_info *info)
 {
 	struct json_object *o = json_object_new_object(), *checks = json_object_new_array();
 	const char *verdict = "ok";
@@ -32,7 +32,7 @@ struct json_object *golden_report_to_json(const struct golden_run_report *rep,
 	struct tm tm;
 
 	if (rep->worst >= 0)
-		verdict = golden_status_name(rep->out[rep->worst].res.status);
+		verdict = golden_check_status_name(rep->out[rep->worst].res.status);
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	add_str(o, "time", ts);
@@ -53,9 +53,9 @@ struct json_object *golden_report_to_json(const struct golden_run_report *rep,
 
 		add_str(j, "name", c->chk->name);
 		add_str(j, "class", golden_check_class_name(c->chk->cls));
-		add_str(j, "result", golden_status_name(c->res.status));
+		add_str(j, "result", golden_check_status_name(c->res.status));
 		if (c->res.status == GOLDEN_ST_FAIL)
-			add_str(j, "action", golden_action_name(c->res.action));
+			add_str(j, "action", golden_check_action_name(c->res.action));
 		if (c->res.code[0])
 			add_str(j, "code", c->res.code);
 		if (c->res.detail[0])
@@ -86,8 +86,8 @@ static void mkparent(const char *path)
 	mkdir(dir, 0755);
 }
 
-int golden_hclog_append(const char *path, const struct golden_run_report *rep,
-                        const struct golden_run_info *info)
+int golden_health_log_append(const char *path, const struct golden_run_report *rep,
+                             const struct golden_run_info *info)
 {
 	struct json_object *o;
 	const char *text;
@@ -101,7 +101,7 @@ int golden_hclog_append(const char *path, const struct golden_run_report *rep,
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return -1;
-	o = golden_report_to_json(rep, info);
+	o = golden_health_log_json(rep, info);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	/* One write() per record keeps concurrent appends whole. */
 	len = (size_t)snprintf(line, sizeof(line), "%s\n", text);
@@ -112,7 +112,8 @@ int golden_hclog_append(const char *path, const struct golden_run_report *rep,
 	return rc;
 }
 
-void golden_hclog_syslog(const struct golden_run_report *rep, const struct golden_run_info *info)
+void golden_health_log_syslog(const struct golden_run_report *rep,
+                              const struct golden_run_info *info)
 {
 	openlog("slurm-golden", LOG_PID, LOG_DAEMON);
 	if (rep->worst < 0) {
@@ -124,7 +125,7 @@ void golden_hclog_syslog(const struct golden_run_report *rep, const struct golde
 		syslog(w->res.status == GOLDEN_ST_FAIL ? LOG_ERR : LOG_WARNING,
 		       "%s %s job=%s: %s %s: %s (%s)%s%s", info->phase, info->node,
 		       info->job_id && *info->job_id ? info->job_id : "-", w->chk->name,
-		       golden_status_name(w->res.status), w->res.code, w->res.detail,
+		       golden_check_status_name(w->res.status), w->res.code, w->res.detail,
 		       info->drain ? "; node " : "", info->drain ? info->drain : "");
 	}
 	closelog();

@@ -1,7 +1,7 @@
 /* The record of one health-check run: JSON (json-c) for the local log and
  * `golden check --json`, one syslog line. */
-#ifndef GOLDEN_HCLOG_H
-#define GOLDEN_HCLOG_H
+#ifndef GOLDEN_HEALTH_HEALTH_LOG_H
+#define GOLDEN_HEALTH_HEALTH_LOG_H
 
 #include "health/check_run.h"
 
@@ -17,15 +17,16 @@ struct golden_run_info {
 	const char *node_state;    /* health checks: idle or busy (passive only) */
 };
 
-struct json_object *golden_report_to_json(const struct golden_run_report *rep,
-                                          const struct golden_run_info *info);
+struct json_object *golden_health_log_json(const struct golden_run_report *rep,
+                                           const struct golden_run_info *info);
 
 /* Append one line of JSON to path (creating it 0640 and its directory 0755
  * if needed). Returns 0 or -1. */
-int golden_hclog_append(const char *path, const struct golden_run_report *rep,
-                        const struct golden_run_info *info);
+int golden_health_log_append(const char *path, const struct golden_run_report *rep,
+                             const struct golden_run_info *info);
 
 /* One line to syslog (LOG_DAEMON): the verdict and the worst check. */
-void golden_hclog_syslog(const struct golden_run_report *rep, const struct golden_run_info *info);
+void golden_health_log_syslog(const struct golden_run_report *rep,
+                              const struct golden_run_info *info);
 
 #endif

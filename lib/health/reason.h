@@ -3,8 +3,8 @@
  * marker at the end says the drain is golden's, so golden only ever resumes
  * or rewrites reasons it wrote (the NHC "NHC:" convention, at the end so it
  * does not eat the 20 characters). */
-#ifndef GOLDEN_REASON_H
-#define GOLDEN_REASON_H
+#ifndef GOLDEN_HEALTH_REASON_H
+#define GOLDEN_HEALTH_REASON_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,8 +6,8 @@
  *
  * Everything here is pure: no I/O, no allocation.
  */
-#ifndef GOLDEN_XID_H
-#define GOLDEN_XID_H
+#ifndef GOLDEN_HEALTH_XID_H
+#define GOLDEN_HEALTH_XID_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,7 +83,7 @@ struct golden_xid_verdict {
 };
 
 /* Decide what an event means for the node. ovr (golden.conf `xid.N = ...`,
- * see golden_hc_conf_xid()) wins over the catalogue when non-NULL and for
+ * see golden_conf_xid()) wins over the catalogue when non-NULL and for
  * the same XID; it never applies to SXids, whose numbers are another
  * namespace. */
 void golden_xid_classify(const struct golden_xid_event *ev, const struct golden_xid_override *ovr,

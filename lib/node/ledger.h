@@ -10,8 +10,8 @@
  * Every writer (golden-watch, the prolog/epilog, HealthCheckProgram runs,
  * `golden check`) changes it under an exclusive flock, read-modify-write.
  */
-#ifndef GOLDEN_LEDGER_H
-#define GOLDEN_LEDGER_H
+#ifndef GOLDEN_NODE_LEDGER_H
+#define GOLDEN_NODE_LEDGER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -15,12 +15,12 @@
 #include "util/strutil.h"
 #include "health/xid.h"
 
-static long long lc_now(const struct golden_lc *lc)
+static long long lc_now(const struct golden_lifecycle *lc)
 {
 	return lc->now ? lc->now : (long long)time(NULL);
 }
 
-void golden_lc_flap_key(const char *check, const char *code, char *buf, size_t len)
+void golden_lifecycle_flap_key(const char *check, const char *code, char *buf, size_t len)
 {
 	size_t n = strcspn(code, " ");
 
@@ -35,8 +35,8 @@ static void short_boot(const char *boot, char *buf, size_t len)
 	snprintf(buf, len, "%.8s", boot);
 }
 
-void golden_lc_waiting_for(const struct golden_lc *lc, const struct golden_hold *h, char *buf,
-                           size_t len)
+void golden_lifecycle_waiting_for(const struct golden_lifecycle *lc, const struct golden_hold *h,
+                                  char *buf, size_t len)
 {
 	char b[16];
 
@@ -77,7 +77,8 @@ void golden_lc_waiting_for(const struct golden_lc *lc, const struct golden_hold 
 
 /* The GPU a reset must touch: "gpu3 ..." -> topology; a PCI address in the
  * code ("gpu? xid95 0000:3b:00.0") as it is. */
-static void gpu_of_code(const struct golden_lc *lc, const char *code, char *busid, size_t len)
+static void gpu_of_code(const struct golden_lifecycle *lc, const char *code, char *busid,
+                        size_t len)
 {
 	char tok[GOLDEN_CODE_LEN], *save = NULL, norm[GOLDEN_BUSID_LEN];
 
@@ -104,13 +105,13 @@ static void gpu_of_code(const struct golden_lc *lc, const char *code, char *busi
 	}
 }
 
-static void boot_id(const struct golden_lc *lc, char *buf, size_t len)
+static void boot_id(const struct golden_lifecycle *lc, char *buf, size_t len)
 {
 	golden_kmsg_boot_id(lc->sysroot, buf, len);
 }
 
 /* Last sequence number of the kernel log now: a reset must come after it. */
-static uint64_t log_last_seq(const struct golden_lc *lc)
+static uint64_t log_last_seq(const struct golden_lifecycle *lc)
 {
 	struct golden_kmsg_stats st;
 
@@ -151,7 +152,7 @@ static int on_reset_line(uint64_t seq, uint64_t ts, int facility, int level, con
 	return 0;
 }
 
-static bool gpu_was_reset(const struct golden_lc *lc, const struct golden_hold *h)
+static bool gpu_was_reset(const struct golden_lifecycle *lc, const struct golden_hold *h)
 {
 	struct reset_scan r = {h->kmsg_seq, h->gpu_busid, false};
 	struct golden_kmsg_stats st;
@@ -176,7 +177,7 @@ static bool any_failed(const struct golden_run_report *rep)
 }
 
 /* May the held (applied) drain end? why says what is still missing. */
-static bool cleared(const struct golden_lc *lc, const struct golden_hold *h,
+static bool cleared(const struct golden_lifecycle *lc, const struct golden_hold *h,
                     const struct golden_run_report *rep, char *why, size_t len)
 {
 	char now_boot[GOLDEN_KMSG_BOOTID_LEN];
@@ -208,7 +209,7 @@ static bool cleared(const struct golden_lc *lc, const struct golden_hold *h,
 	default:
 		break;
 	}
-	golden_lc_waiting_for(lc, h, why, len);
+	golden_lifecycle_waiting_for(lc, h, why, len);
 	return false;
 }
 
@@ -227,7 +228,7 @@ static void note_once(struct golden_ledger *l, long long now, const char *event,
 	golden_ledger_note(l, now, event, "%s", text);
 }
 
-static void hold_from(const struct golden_lc *lc, struct golden_hold *h,
+static void hold_from(const struct golden_lifecycle *lc, struct golden_hold *h,
                       const struct golden_check_outcome *w, enum golden_hold_class cls,
                       const char *reason, long long now)
 {
@@ -248,7 +249,7 @@ static void hold_from(const struct golden_lc *lc, struct golden_hold *h,
 
 /* Our reason in Slurm but nothing in the ledger (an older version drained
  * it, or the state was lost): take it over, conservatively. */
-static void adopt(const struct golden_lc *lc, struct golden_ledger *l, const char *reason,
+static void adopt(const struct golden_lifecycle *lc, struct golden_ledger *l, const char *reason,
                   const struct golden_check_outcome *w, long long now)
 {
 	enum golden_hold_class cls = GOLDEN_HOLD_TRANSIENT;
@@ -265,12 +266,12 @@ static void adopt(const struct golden_lc *lc, struct golden_ledger *l, const cha
 	golden_ledger_note(l, now, "adopted", "%s (drained by golden before this ledger)", reason);
 }
 
-static void on_failure(const struct golden_lc *lc, struct golden_ledger *l,
+static void on_failure(const struct golden_lifecycle *lc, struct golden_ledger *l,
                        const struct golden_run_report *rep, long long now,
-                       struct golden_lc_result *res)
+                       struct golden_lifecycle_result *res)
 {
 	const struct golden_check_outcome *w = &rep->out[rep->worst];
-	const struct golden_hc_conf *conf = lc->conf;
+	const struct golden_conf *conf = lc->conf;
 	enum golden_hold_class cls = golden_hold_class_of(w->res.action);
 	struct golden_node_state seen;
 	struct golden_err err = {{0}};
@@ -280,13 +281,13 @@ static void on_failure(const struct golden_lc *lc, struct golden_ledger *l,
 
 	if (golden_reason_format(rep, plain, sizeof(plain)) < 0)
 		return;
-	golden_lc_flap_key(w->chk->name, w->res.code, key, sizeof(key));
+	golden_lifecycle_flap_key(w->chk->name, w->res.code, key, sizeof(key));
 	golden_strlcpy(reason, plain, sizeof(reason));
 	/* Already holding a drain: stay, but a stricter fault raises the bar
 	 * (a link that recovers must not end a drain an XID 79 now needs). */
 	if (l->hold.active && l->hold.applied) {
 		if (cls > l->hold.cls && l->hold.cls != GOLDEN_HOLD_FLAPPING &&
-		    golden_drain_reword(conf->scontrol, lc->node, l->hold.reason, plain, &err) ==
+		    golden_scontrol_reword(conf->scontrol, lc->node, l->hold.reason, plain, &err) ==
 		        0) {
 			golden_ledger_note(l, now, "escalated", "%s -> %s", l->hold.reason, plain);
 			hold_from(lc, &l->hold, w, cls, plain, now);
@@ -312,7 +313,7 @@ static void on_failure(const struct golden_lc *lc, struct golden_ledger *l,
 		cls = GOLDEN_HOLD_FLAPPING;
 	}
 	golden_strlcpy(res->reason, reason, sizeof(res->reason));
-	d = golden_drain_seen(conf->scontrol, lc->node, reason, &seen, &err);
+	d = golden_scontrol_drain_seen(conf->scontrol, lc->node, reason, &seen, &err);
 	switch (d) {
 	case GOLDEN_DRAINED:
 		if (!l->hold.active || l->hold.applied) {
@@ -376,9 +377,9 @@ static void on_failure(const struct golden_lc *lc, struct golden_ledger *l,
 }
 
 /* An owed drain: apply it unless, on review, its condition has cleared. */
-static void settle_pending(const struct golden_lc *lc, struct golden_ledger *l,
+static void settle_pending(const struct golden_lifecycle *lc, struct golden_ledger *l,
                            const struct golden_run_report *rep, bool review, long long now,
-                           struct golden_lc_result *res)
+                           struct golden_lifecycle_result *res)
 {
 	struct golden_hold *h = &l->hold;
 	struct golden_node_state seen;
@@ -391,7 +392,7 @@ static void settle_pending(const struct golden_lc *lc, struct golden_ledger *l,
 		memset(h, 0, sizeof(*h));
 		return;
 	}
-	switch (golden_drain_seen(lc->conf->scontrol, lc->node, h->reason, &seen, &err)) {
+	switch (golden_scontrol_drain_seen(lc->conf->scontrol, lc->node, h->reason, &seen, &err)) {
 	case GOLDEN_DRAINED:
 		h->applied = true;
 		h->applied_time = now;
@@ -421,16 +422,16 @@ static void settle_pending(const struct golden_lc *lc, struct golden_ledger *l,
 	}
 }
 
-static void review_hold(const struct golden_lc *lc, struct golden_ledger *l,
+static void review_hold(const struct golden_lifecycle *lc, struct golden_ledger *l,
                         const struct golden_run_report *rep, long long now,
-                        struct golden_lc_result *res)
+                        struct golden_lifecycle_result *res)
 {
 	struct golden_hold *h = &l->hold;
 	struct golden_node_state st;
 	struct golden_err err = {{0}};
 	char why[320];
 
-	if (golden_node_query(lc->conf->scontrol, lc->node, 5000, &st, &err) < 0)
+	if (golden_scontrol_show_node(lc->conf->scontrol, lc->node, 5000, &st, &err) < 0)
 		return; /* cannot see whose drain it is: do nothing */
 	if (!strstr(st.state, "DRAIN")) {
 		golden_ledger_note(l, now, "released", "%s: resumed by someone else (now %s)",
@@ -450,7 +451,7 @@ static void review_hold(const struct golden_lc *lc, struct golden_ledger *l,
 		golden_strlcpy(res->waiting, why, sizeof(res->waiting));
 		return;
 	}
-	switch (golden_resume(lc->conf->scontrol, lc->node, h->reason, &err)) {
+	switch (golden_scontrol_resume(lc->conf->scontrol, lc->node, h->reason, &err)) {
 	case GOLDEN_RESUMED:
 		l->resumes[h->cls]++;
 		golden_ledger_note(l, now, "resumed", "%s (%s; held %lld s)", h->reason,
@@ -471,7 +472,7 @@ static void review_hold(const struct golden_lc *lc, struct golden_ledger *l,
 	}
 }
 
-static int finish(const struct golden_lc *lc, struct golden_ledger *l, int lock, int rc)
+static int finish(const struct golden_lifecycle *lc, struct golden_ledger *l, int lock, int rc)
 {
 	if (golden_ledger_save(lc->state_dir, l) < 0)
 		rc = -1;
@@ -481,8 +482,9 @@ static int finish(const struct golden_lc *lc, struct golden_ledger *l, int lock,
 	return rc;
 }
 
-int golden_lc_after_run(const struct golden_lc *lc, const struct golden_run_report *rep,
-                        bool review, struct golden_lc_result *res)
+int golden_lifecycle_after_run(const struct golden_lifecycle *lc,
+                               const struct golden_run_report *rep, bool review,
+                               struct golden_lifecycle_result *res)
 {
 	struct golden_ledger *l = malloc(sizeof(*l));
 	long long now = lc_now(lc);
@@ -514,13 +516,14 @@ int golden_lc_after_run(const struct golden_lc *lc, const struct golden_run_repo
 	else if (review && l->hold.active && l->hold.applied && !res->applied_owed)
 		review_hold(lc, l, rep, now, res);
 	if (l->hold.active && !res->waiting[0])
-		golden_lc_waiting_for(lc, &l->hold, res->waiting, sizeof(res->waiting));
+		golden_lifecycle_waiting_for(lc, &l->hold, res->waiting, sizeof(res->waiting));
 	rc = finish(lc, l, lock, rc);
 	free(l);
 	return rc;
 }
 
-int golden_lc_apply_pending(const struct golden_lc *lc, struct golden_lc_result *res)
+int golden_lifecycle_apply_pending(const struct golden_lifecycle *lc,
+                                   struct golden_lifecycle_result *res)
 {
 	struct golden_ledger *l = malloc(sizeof(*l));
 	int lock, rc;

@@ -12,8 +12,8 @@
  *   reboot     the boot id changed since the drain, and nothing failed;
  *   flapping   never: flap_count drains of one kind within flap_hours.
  */
-#ifndef GOLDEN_LIFECYCLE_H
-#define GOLDEN_LIFECYCLE_H
+#ifndef GOLDEN_NODE_LIFECYCLE_H
+#define GOLDEN_NODE_LIFECYCLE_H
 
 #include <stdbool.h>
 
@@ -22,8 +22,8 @@
 #include "node/ledger.h"
 #include "topo/topo.h"
 
-struct golden_lc {
-	const struct golden_hc_conf *conf;
+struct golden_lifecycle {
+	const struct golden_conf *conf;
 	const char *node;
 	const char *state_dir;
 	const char *sysroot;            /* NULL = real root (boot id) */
@@ -34,7 +34,7 @@ struct golden_lc {
 	long long now;                  /* 0: time(NULL) */
 };
 
-struct golden_lc_result {
+struct golden_lifecycle_result {
 	char reason[GOLDEN_REASON_MAX]; /* drain reason decided in this run, "" none */
 	char drain[160];                /* what happened to the node, "" nothing */
 	char resume[160];               /* "resumed: ...", "" nothing */
@@ -47,18 +47,20 @@ struct golden_lc_result {
  * cannot be reached), apply an owed drain, and with review (health checks)
  * decide whether a drain golden holds may end. Returns 0, or -1 if the
  * ledger could not be locked or saved (res says what happened anyway). */
-int golden_lc_after_run(const struct golden_lc *lc, const struct golden_run_report *rep,
-                        bool review, struct golden_lc_result *res);
+int golden_lifecycle_after_run(const struct golden_lifecycle *lc,
+                               const struct golden_run_report *rep, bool review,
+                               struct golden_lifecycle_result *res);
 
 /* Apply an owed drain if there is one (golden-watch's retry). Returns 1 if
  * one is still owed afterwards, 0 if none, -1 on a ledger error. */
-int golden_lc_apply_pending(const struct golden_lc *lc, struct golden_lc_result *res);
+int golden_lifecycle_apply_pending(const struct golden_lifecycle *lc,
+                                   struct golden_lifecycle_result *res);
 
 /* What the held drain waits for, in words (for `golden status`). */
-void golden_lc_waiting_for(const struct golden_lc *lc, const struct golden_hold *h, char *buf,
-                           size_t len);
+void golden_lifecycle_waiting_for(const struct golden_lifecycle *lc, const struct golden_hold *h,
+                                  char *buf, size_t len);
 
 /* The flap key of a failure: the check and the component ("xid gpu3"). */
-void golden_lc_flap_key(const char *check, const char *code, char *buf, size_t len);
+void golden_lifecycle_flap_key(const char *check, const char *code, char *buf, size_t len);
 
 #endif

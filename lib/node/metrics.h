@@ -5,8 +5,8 @@
  *   slurm_golden_lifecycle.prom       drains/resumes by reason, the held drain
  *   slurm_golden_watch.prom           golden-watch's lag and kmsg counters
  */
-#ifndef GOLDEN_METRICS_H
-#define GOLDEN_METRICS_H
+#ifndef GOLDEN_NODE_METRICS_H
+#define GOLDEN_NODE_METRICS_H
 
 #include <stdbool.h>
 #include <stdint.h>

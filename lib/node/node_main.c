@@ -12,7 +12,6 @@
 #include <json-c/json.h>
 
 #include "health/check_run.h"
-#include "spank/plugin_args.h"
 #include "node/scontrol.h"
 #include "health/golden_conf.h"
 #include "health/health_log.h"
@@ -22,6 +21,9 @@
 #include "util/strutil.h"
 #include "stall/wbexposure.h"
 #include "stall/wbstall.h"
+#include "node/check_registry.h"
+#include "util/child.h"
+#include "util/nodename.h"
 
 #define DEFAULT_CONF "/etc/slurm/golden.conf"
 
@@ -124,19 +126,19 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 	return 0;
 }
 
-int golden_hc_load_conf(const char *prog, const char *config, struct golden_hc_conf *conf)
+int golden_node_load_conf(const char *prog, const char *config, struct golden_conf *conf)
 {
 	const char *path = config ? config : getenv("GOLDEN_CONF");
 	struct golden_err err = {{0}};
 	struct stat st;
 
-	golden_hc_conf_init(conf);
+	golden_conf_init(conf);
 	if (!path || !*path) {
 		path = DEFAULT_CONF;
 		if (stat(path, &st) < 0)
 			return 0; /* no config: defaults */
 	}
-	if (golden_hc_conf_load(path, geteuid() == 0, conf, &err) < 0) {
+	if (golden_conf_load(path, geteuid() == 0, conf, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err.msg);
 		return -1;
 	}
@@ -150,12 +152,12 @@ int golden_hc_load_conf(const char *prog, const char *config, struct golden_hc_c
 	return 0;
 }
 
-int golden_hc_expand(const char *prog, const char *key, const char *tmpl, const char *node,
-                     char *out, size_t len)
+int golden_node_expand(const char *prog, const char *key, const char *tmpl, const char *node,
+                       char *out, size_t len)
 {
 	struct golden_err err = {{0}};
 
-	if (golden_expand_node(tmpl, node, out, len, &err) < 0) {
+	if (golden_nodename_expand(tmpl, node, out, len, &err) < 0) {
 		fprintf(stderr, "%s: %s: %s\n", prog, key, err.msg);
 		return -1;
 	}
@@ -175,24 +177,13 @@ static void discover_child(void *shared, void *arg)
 		_exit(3);
 }
 
-void golden_hc_node_name(const char *opt, char *buf, size_t len)
-{
-	if (opt)
-		golden_strlcpy(buf, opt, len);
-	else if (getenv("SLURMD_NODENAME"))
-		golden_strlcpy(buf, getenv("SLURMD_NODENAME"), len);
-	else if (gethostname(buf, len) < 0)
-		golden_strlcpy(buf, "localhost", len);
-	buf[len - 1] = '\0';
-}
-
-int golden_hc_discover(const char *topology, const char *sysroot, struct golden_topo *topo)
+int golden_node_discover(const char *topology, const char *sysroot, struct golden_topo *topo)
 {
 	struct discover_arg darg;
 
 	darg.opts.topology_xml = topology && topology[0] ? topology : NULL;
 	darg.opts.sysroot = sysroot && sysroot[0] ? sysroot : NULL;
-	return golden_run_guarded(discover_child, &darg, topo, sizeof(*topo), 3000);
+	return golden_child_run(discover_child, &darg, topo, sizeof(*topo), 3000);
 }
 
 static const char *phase_name(enum golden_phase p)
@@ -219,7 +210,7 @@ static void print_text(const struct golden_run_report *rep, const struct golden_
 	for (int i = 0; i < rep->n; i++) {
 		const struct golden_check_outcome *c = &rep->out[i];
 
-		printf("  %-5s %-14s %5d ms  %s%s%s\n", golden_status_name(c->res.status),
+		printf("  %-5s %-14s %5d ms  %s%s%s\n", golden_check_status_name(c->res.status),
 		       c->chk->name, c->duration_ms, c->res.code, c->res.code[0] ? ": " : "",
 		       c->res.detail);
 	}
@@ -251,7 +242,7 @@ static void exposure_child(void *shared, void *arg)
 static int kernel_report(const char *sysroot)
 {
 	static struct exposure_text t;
-	int rc = golden_run_guarded(exposure_child, (void *)sysroot, &t, sizeof(t), 3000);
+	int rc = golden_child_run(exposure_child, (void *)sysroot, &t, sizeof(t), 3000);
 
 	if (rc != 0) {
 		fprintf(stderr, "golden check --kernel: %s\n",
@@ -265,17 +256,17 @@ static int kernel_report(const char *sysroot)
 
 /* HealthCheckProgram runs on idle, allocated and drained nodes alike: while
  * a job runs only passive checks; if Slurm cannot tell, assume one runs. */
-static enum golden_phase health_phase(const struct golden_hc_conf *conf, const char *node,
+static enum golden_phase health_phase(const struct golden_conf *conf, const char *node,
                                       struct golden_run_info *info)
 {
 	struct golden_node_state st;
 	struct golden_err err = {{0}};
 
-	if (golden_node_query(conf->scontrol, node, 5000, &st, &err) < 0) {
+	if (golden_scontrol_show_node(conf->scontrol, node, 5000, &st, &err) < 0) {
 		info->node_state = "unknown (scontrol failed): passive checks only";
 		return GOLDEN_PHASE_BUSY;
 	}
-	if (golden_node_busy(&st)) {
+	if (golden_node_state_busy(&st)) {
 		info->node_state = "busy: passive checks only";
 		return GOLDEN_PHASE_BUSY;
 	}
@@ -283,18 +274,18 @@ static enum golden_phase health_phase(const struct golden_hc_conf *conf, const c
 	return GOLDEN_PHASE_HEALTH;
 }
 
-int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
+int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 {
 	const char *prog = argv[0];
 	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
-	struct golden_hc_conf *conf = malloc(sizeof(*conf));
+	struct golden_conf *conf = malloc(sizeof(*conf));
 	struct golden_topo *topo = malloc(sizeof(*topo));
 	char node[64], topopath[PATH_MAX], sysroot[PATH_MAX], state[PATH_MAX], logp[PATH_MAX];
 	char tdir[PATH_MAX];
 	char reason[GOLDEN_REASON_MAX];
 	const struct golden_check *list[GOLDEN_MAX_CHECKS];
 	struct golden_run_report *rep = malloc(sizeof(*rep));
-	struct golden_lc_result *lcres = malloc(sizeof(*lcres));
+	struct golden_lifecycle_result *lcres = malloc(sizeof(*lcres));
 	struct golden_run_info info = {0};
 	char metrics[PATH_MAX];
 	struct golden_check_ctx ctx;
@@ -302,20 +293,21 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 	int rc = 2, n, drc;
 
 	if (!conf || !topo || !rep || !lcres || parse(argc, argv, &o) < 0 ||
-	    golden_hc_load_conf(prog, o.config, conf) < 0)
+	    golden_node_load_conf(prog, o.config, conf) < 0)
 		goto out;
-	golden_hc_node_name(o.node, node, sizeof(node));
+	golden_nodename_get(o.node, node, sizeof(node));
 	if (!golden_is_safe_name(job ? job : "0", 32))
 		job = NULL;
-	if (golden_hc_expand(prog, "topology", o.topology ? o.topology : conf->topology, node,
-	                     topopath, sizeof(topopath)) ||
-	    golden_hc_expand(prog, "sysroot", o.sysroot ? o.sysroot : conf->sysroot, node, sysroot,
-	                     sizeof(sysroot)) ||
-	    golden_hc_expand(prog, "state_dir", conf->state_dir, node, state, sizeof(state)) ||
-	    golden_hc_expand(prog, "log", conf->log_path, node, logp, sizeof(logp)) ||
-	    golden_hc_expand(prog, "teardown_dir", conf->teardown_dir, node, tdir, sizeof(tdir)) ||
-	    golden_hc_expand(prog, "metrics_dir", conf->metrics_dir, node, metrics,
-	                     sizeof(metrics)))
+	if (golden_node_expand(prog, "topology", o.topology ? o.topology : conf->topology, node,
+	                       topopath, sizeof(topopath)) ||
+	    golden_node_expand(prog, "sysroot", o.sysroot ? o.sysroot : conf->sysroot, node,
+	                       sysroot, sizeof(sysroot)) ||
+	    golden_node_expand(prog, "state_dir", conf->state_dir, node, state, sizeof(state)) ||
+	    golden_node_expand(prog, "log", conf->log_path, node, logp, sizeof(logp)) ||
+	    golden_node_expand(prog, "teardown_dir", conf->teardown_dir, node, tdir,
+	                       sizeof(tdir)) ||
+	    golden_node_expand(prog, "metrics_dir", conf->metrics_dir, node, metrics,
+	                       sizeof(metrics)))
 		goto out;
 	if (o.kernel) {
 		rc = kernel_report(sysroot[0] ? sysroot : NULL);
@@ -328,7 +320,7 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 		o.phase = health_phase(conf, node, &info);
 	info.phase = phase_name(o.phase);
 	/* Discovery reads sysfs too: it gets a deadline like every check. */
-	drc = golden_hc_discover(topopath, sysroot, topo);
+	drc = golden_node_discover(topopath, sysroot, topo);
 	if (drc != 0)
 		info.topology_note = drc == 1 ? "discovery timed out after 3000 ms"
 		                              : "discovery failed (see golden topo)";
@@ -352,11 +344,11 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 		rc = 1;
 	}
 	if (!o.no_drain) {
-		struct golden_lc lc = {conf,    node,     state, ctx.sysroot, o.kmsg, info.phase,
-		                       metrics, ctx.topo, 0};
+		struct golden_lifecycle lc = {
+		    conf, node, state, ctx.sysroot, o.kmsg, info.phase, metrics, ctx.topo, 0};
 		bool review = o.phase == GOLDEN_PHASE_HEALTH || o.phase == GOLDEN_PHASE_BUSY;
 
-		if (golden_lc_after_run(&lc, rep, review, lcres) < 0)
+		if (golden_lifecycle_after_run(&lc, rep, review, lcres) < 0)
 			fprintf(stderr, "%s: cannot update the lifecycle ledger in %s\n", prog,
 			        state);
 		if (lcres->reason[0])
@@ -370,11 +362,11 @@ int golden_hc_main(enum golden_phase default_phase, int argc, char **argv)
 	}
 	if (metrics[0] && golden_metrics_checks(metrics, node, info.phase, rep) < 0)
 		fprintf(stderr, "%s: cannot write metrics to %s\n", prog, metrics);
-	if (golden_hclog_append(logp, rep, &info) < 0)
+	if (golden_health_log_append(logp, rep, &info) < 0)
 		fprintf(stderr, "%s: cannot append to %s\n", prog, logp);
-	golden_hclog_syslog(rep, &info);
+	golden_health_log_syslog(rep, &info);
 	if (o.json) {
-		struct json_object *j = golden_report_to_json(rep, &info);
+		struct json_object *j = golden_health_log_json(rep, &info);
 
 		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
 		json_object_put(j);

@@ -1,6 +1,6 @@
 /* The one entry point behind golden-prolog, golden-epilog and `golden check`. */
-#ifndef GOLDEN_HCMAIN_H
-#define GOLDEN_HCMAIN_H
+#ifndef GOLDEN_NODE_NODE_MAIN_H
+#define GOLDEN_NODE_NODE_MAIN_H
 
 #include <stddef.h>
 
@@ -11,18 +11,16 @@
 /* argv[0] is the program/command name. Returns the exit status: 0 healthy
  * (or warnings only), 1 a check failed (the node was drained unless
  * --no-drain), 2 usage or configuration error. */
-int golden_hc_main(enum golden_phase default_phase, int argc, char **argv);
+int golden_node_main(enum golden_phase default_phase, int argc, char **argv);
 
 /* What golden-watch shares with the checks' entry point. */
 /* golden.conf from config, $GOLDEN_CONF or /etc/slurm/golden.conf (optional);
  * errors go to stderr as "prog: FILE:LINE: ...". Returns 0 or -1. */
-int golden_hc_load_conf(const char *prog, const char *config, struct golden_hc_conf *conf);
+int golden_node_load_conf(const char *prog, const char *config, struct golden_conf *conf);
 /* %n in a config path -> node. Returns 0, or -1 with a message on stderr. */
-int golden_hc_expand(const char *prog, const char *key, const char *tmpl, const char *node,
-                     char *out, size_t len);
-/* opt, else $SLURMD_NODENAME, else the host name. */
-void golden_hc_node_name(const char *opt, char *buf, size_t len);
+int golden_node_expand(const char *prog, const char *key, const char *tmpl, const char *node,
+                       char *out, size_t len);
 /* Topology discovery in a child under a 3 s deadline: 0 ok, 1 timeout, -1 failed. */
-int golden_hc_discover(const char *topology, const char *sysroot, struct golden_topo *topo);
+int golden_node_discover(const char *topology, const char *sysroot, struct golden_topo *topo);
 
 #endif

@@ -15,75 +15,8 @@
 #include <unistd.h>
 
 #include "health/reason.h"
+#include "util/child.h"
 #include "util/strutil.h"
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int golden_exec_capture(char *const argv[], char *out, size_t outlen, int timeout_ms)
-{
-	int p[2], st;
-	size_t used = 0;
-	long end = now_ms() + timeout_ms;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		setpgid(0, 0);
-		if (devnull >= 0)
-			dup2(devnull, STDIN_FILENO);
-		dup2(p[1], STDOUT_FILENO);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	if (out && outlen)
-		out[0] = '\0';
-	for (;;) {
-		struct pollfd pfd = {p[0], POLLIN, 0};
-		long left = end - now_ms();
-		char buf[1024];
-		ssize_t n;
-
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			close(p[0]);
-			return -1;
-		}
-		n = read(p[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (out && used + 1 < outlen) {
-			size_t take = (size_t)n < outlen - 1 - used ? (size_t)n : outlen - 1 - used;
-
-			memcpy(out + used, buf, take);
-			used += take;
-			out[used] = '\0';
-		}
-	}
-	close(p[0]);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
 
 /* " Key=" starts the next field: a capitalised word directly before '='. */
 static bool next_field_at(const char *sp)
@@ -121,7 +54,7 @@ static void field(const char *line, const char *key, char *buf, size_t len, bool
 	snprintf(buf, len, "%.*s", (int)(end - p), p);
 }
 
-void golden_node_parse(const char *line, struct golden_node_state *st)
+void golden_node_state_parse(const char *line, struct golden_node_state *st)
 {
 	char padded[8192];
 	char *at;
@@ -142,26 +75,27 @@ void golden_node_parse(const char *line, struct golden_node_state *st)
 	                      strstr(st->state, "FAIL") || strstr(st->state, "REBOOT");
 }
 
-int golden_node_query(const char *scontrol, const char *node, int timeout_ms,
-                      struct golden_node_state *st, struct golden_err *err)
+int golden_scontrol_show_node(const char *scontrol, const char *node, int timeout_ms,
+                              struct golden_node_state *st, struct golden_err *err)
 {
 	char out[8192];
 	char *argv[] = {(char *)scontrol, "-o", "show", "node", (char *)node, NULL};
-	int rc = golden_exec_capture(argv, out, sizeof(out), timeout_ms);
+	int rc = golden_child_capture(argv, out, sizeof(out), timeout_ms);
 
 	if (rc != 0)
 		return golden_err_set(err, "%s -o show node %s failed (status %d)", scontrol, node,
 		                      rc);
-	golden_node_parse(out, st);
+	golden_node_state_parse(out, st);
 	if (!st->state[0])
 		return golden_err_set(err, "%s -o show node %s: no State in output", scontrol,
 		                      node);
 	return 0;
 }
 
-enum golden_drain_outcome golden_drain_seen(const char *scontrol, const char *node,
-                                            const char *reason, struct golden_node_state *seen,
-                                            struct golden_err *err)
+enum golden_drain_outcome golden_scontrol_drain_seen(const char *scontrol, const char *node,
+                                                     const char *reason,
+                                                     struct golden_node_state *seen,
+                                                     struct golden_err *err)
 {
 	struct golden_node_state st = {{0}, {0}, false};
 	char nodearg[128], reasonarg[GOLDEN_REASON_MAX + 16];
@@ -170,7 +104,7 @@ enum golden_drain_outcome golden_drain_seen(const char *scontrol, const char *no
 
 	/* If we cannot see the node's state we cannot know whose drain it
 	 * is: do nothing rather than overwrite someone's reason. */
-	qrc = golden_node_query(scontrol, node, 5000, &st, err);
+	qrc = golden_scontrol_show_node(scontrol, node, 5000, &st, err);
 	if (seen)
 		*seen = st;
 	if (qrc < 0)
@@ -180,17 +114,17 @@ enum golden_drain_outcome golden_drain_seen(const char *scontrol, const char *no
 	snprintf(nodearg, sizeof(nodearg), "NodeName=%s", node);
 	snprintf(reasonarg, sizeof(reasonarg), "Reason=%s", reason);
 	golden_reason_sanitize(reasonarg);
-	if (golden_exec_capture(argv, NULL, 0, 5000) != 0) {
+	if (golden_child_capture(argv, NULL, 0, 5000) != 0) {
 		golden_err_set(err, "%s update NodeName=%s State=DRAIN failed", scontrol, node);
 		return GOLDEN_DRAIN_FAILED;
 	}
 	return GOLDEN_DRAINED;
 }
 
-enum golden_drain_outcome golden_drain(const char *scontrol, const char *node, const char *reason,
-                                       struct golden_err *err)
+enum golden_drain_outcome golden_scontrol_drain(const char *scontrol, const char *node,
+                                                const char *reason, struct golden_err *err)
 {
-	return golden_drain_seen(scontrol, node, reason, NULL, err);
+	return golden_scontrol_drain_seen(scontrol, node, reason, NULL, err);
 }
 
 /* Is the node drained (or draining) with exactly reason? */
@@ -199,48 +133,48 @@ static bool drained_with(const struct golden_node_state *st, const char *reason)
 	return strstr(st->state, "DRAIN") && !strcmp(st->reason, reason);
 }
 
-int golden_drain_reword(const char *scontrol, const char *node, const char *old_reason,
-                        const char *new_reason, struct golden_err *err)
+int golden_scontrol_reword(const char *scontrol, const char *node, const char *old_reason,
+                           const char *new_reason, struct golden_err *err)
 {
 	struct golden_node_state st;
 	char nodearg[128], reasonarg[GOLDEN_REASON_MAX + 16];
 	char *argv[] = {(char *)scontrol, "update", nodearg, "State=DRAIN", reasonarg, NULL};
 
-	if (golden_node_query(scontrol, node, 5000, &st, err) < 0)
+	if (golden_scontrol_show_node(scontrol, node, 5000, &st, err) < 0)
 		return -1;
 	if (!drained_with(&st, old_reason))
 		return golden_err_set(err, "%s: the drain reason is no longer golden's", node);
 	snprintf(nodearg, sizeof(nodearg), "NodeName=%s", node);
 	snprintf(reasonarg, sizeof(reasonarg), "Reason=%s", new_reason);
 	golden_reason_sanitize(reasonarg);
-	if (golden_exec_capture(argv, NULL, 0, 5000) != 0)
+	if (golden_child_capture(argv, NULL, 0, 5000) != 0)
 		return golden_err_set(err, "%s update NodeName=%s Reason=... failed", scontrol,
 		                      node);
 	return 0;
 }
 
-enum golden_resume_outcome golden_resume(const char *scontrol, const char *node,
-                                         const char *our_reason, struct golden_err *err)
+enum golden_resume_outcome golden_scontrol_resume(const char *scontrol, const char *node,
+                                                  const char *our_reason, struct golden_err *err)
 {
 	struct golden_node_state st;
 	char nodearg[128];
 	char *argv[] = {(char *)scontrol, "update", nodearg, "State=RESUME", NULL};
 
-	if (golden_node_query(scontrol, node, 5000, &st, err) < 0)
+	if (golden_scontrol_show_node(scontrol, node, 5000, &st, err) < 0)
 		return GOLDEN_RESUME_FAILED;
 	if (!strstr(st.state, "DRAIN"))
 		return GOLDEN_RESUME_NOT_DRAINED;
 	if (!drained_with(&st, our_reason) || !golden_reason_is_ours(st.reason))
 		return GOLDEN_RESUME_NOT_OURS;
 	snprintf(nodearg, sizeof(nodearg), "NodeName=%s", node);
-	if (golden_exec_capture(argv, NULL, 0, 5000) != 0) {
+	if (golden_child_capture(argv, NULL, 0, 5000) != 0) {
 		golden_err_set(err, "%s update NodeName=%s State=RESUME failed", scontrol, node);
 		return GOLDEN_RESUME_FAILED;
 	}
 	return GOLDEN_RESUMED;
 }
 
-bool golden_node_busy(const struct golden_node_state *st)
+bool golden_node_state_busy(const struct golden_node_state *st)
 {
 	return strstr(st->state, "ALLOC") || strstr(st->state, "MIXED") ||
 	       strstr(st->state, "COMPLETING");

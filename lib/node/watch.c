@@ -29,6 +29,8 @@
 #include "util/strutil.h"
 #include "stall/wbstall.h"
 #include "health/xid.h"
+#include "node/check_registry.h"
+#include "util/nodename.h"
 
 #define BATCH_MAX      20000 /* records before acting even if more are waiting */
 #define BACKOFF_MIN_MS 1000
@@ -44,7 +46,7 @@ static void on_stop(int sig)
 
 struct watch {
 	const char *prog;
-	struct golden_hc_conf *conf;
+	struct golden_conf *conf;
 	struct golden_topo *topo; /* NULL if discovery failed */
 	char node[64], state[PATH_MAX], sysroot[PATH_MAX], logp[PATH_MAX], metrics[PATH_MAX];
 	char tdir[PATH_MAX];
@@ -175,7 +177,7 @@ static int add_check(const struct watch *w, const char *name, const struct golde
 	unsigned phases;
 
 	/* check.NAME = off in golden.conf turns it off here too. */
-	if (c && golden_hc_conf_check(w->conf, c, &deadline, &phases))
+	if (c && golden_conf_check(w->conf, c, &deadline, &phases))
 		list[n++] = c;
 	return n;
 }
@@ -184,13 +186,13 @@ static void run_checks(struct watch *w)
 {
 	const struct golden_check *list[2];
 	struct golden_run_report *rep = malloc(sizeof(*rep));
-	struct golden_lc_result *res = malloc(sizeof(*res));
+	struct golden_lifecycle_result *res = malloc(sizeof(*res));
 	struct golden_run_info info = {0};
 	struct golden_check_ctx ctx = {w->conf, w->topo,  w->sysroot[0] ? w->sysroot : NULL,
 	                               w->node, "",       GOLDEN_PHASE_BUSY,
 	                               w->kmsg, w->state, w->tdir};
-	struct golden_lc lc = {w->conf,    w->node, w->state, ctx.sysroot, w->kmsg, "watch",
-	                       w->metrics, w->topo, 0};
+	struct golden_lifecycle lc = {w->conf,    w->node, w->state, ctx.sysroot, w->kmsg, "watch",
+	                              w->metrics, w->topo, 0};
 	int n = 0;
 
 	if (!rep || !res)
@@ -203,7 +205,7 @@ static void run_checks(struct watch *w)
 		goto out;
 	w->st.triggers++;
 	golden_checks_run(list, n, &ctx, w->conf->budget_ms, rep);
-	if (golden_lc_after_run(&lc, rep, false, res) < 0)
+	if (golden_lifecycle_after_run(&lc, rep, false, res) < 0)
 		say(w, "cannot update the lifecycle ledger in %s", w->state);
 	info.node = w->node;
 	info.job_id = "";
@@ -211,9 +213,9 @@ static void run_checks(struct watch *w)
 	info.reason = res->reason[0] ? res->reason : NULL;
 	info.drain = res->drain[0] ? res->drain : NULL;
 	info.waiting = res->waiting[0] ? res->waiting : NULL;
-	if (golden_hclog_append(w->logp, rep, &info) < 0)
+	if (golden_health_log_append(w->logp, rep, &info) < 0)
 		say(w, "cannot append to %s", w->logp);
-	golden_hclog_syslog(rep, &info);
+	golden_health_log_syslog(rep, &info);
 	if (info.reason)
 		say(w, "%s: %s", info.reason, info.drain ? info.drain : "");
 	else if (rep->worst >= 0)
@@ -248,11 +250,11 @@ static void end_batch(struct watch *w)
 
 static void retry_pending(struct watch *w)
 {
-	struct golden_lc lc = {w->conf, w->node, w->state,   w->sysroot[0] ? w->sysroot : NULL,
-	                       w->kmsg, "watch", w->metrics, w->topo,
-	                       0};
-	struct golden_lc_result res;
-	int rc = golden_lc_apply_pending(&lc, &res);
+	struct golden_lifecycle lc = {
+	    w->conf,    w->node, w->state, w->sysroot[0] ? w->sysroot : NULL, w->kmsg, "watch",
+	    w->metrics, w->topo, 0};
+	struct golden_lifecycle_result res;
+	int rc = golden_lifecycle_apply_pending(&lc, &res);
 
 	if (rc == 0) {
 		if (res.drain[0])
@@ -389,21 +391,21 @@ static int setup(struct watch *w, int argc, char **argv, bool *once)
 		fprintf(stderr, "%s: unexpected argument '%s'\n", w->prog, argv[optind]);
 		return -1;
 	}
-	if (golden_hc_load_conf(w->prog, config, w->conf) < 0)
+	if (golden_node_load_conf(w->prog, config, w->conf) < 0)
 		return -1;
-	golden_hc_node_name(node, w->node, sizeof(w->node));
-	if (golden_hc_expand(w->prog, "topology", topology ? topology : w->conf->topology, w->node,
-	                     topopath, sizeof(topopath)) ||
-	    golden_hc_expand(w->prog, "sysroot", sysroot ? sysroot : w->conf->sysroot, w->node,
-	                     w->sysroot, sizeof(w->sysroot)) ||
-	    golden_hc_expand(w->prog, "state_dir", w->conf->state_dir, w->node, w->state,
-	                     sizeof(w->state)) ||
-	    golden_hc_expand(w->prog, "log", w->conf->log_path, w->node, w->logp,
-	                     sizeof(w->logp)) ||
-	    golden_hc_expand(w->prog, "teardown_dir", w->conf->teardown_dir, w->node, w->tdir,
-	                     sizeof(w->tdir)) ||
-	    golden_hc_expand(w->prog, "metrics_dir", w->conf->metrics_dir, w->node, w->metrics,
-	                     sizeof(w->metrics)))
+	golden_nodename_get(node, w->node, sizeof(w->node));
+	if (golden_node_expand(w->prog, "topology", topology ? topology : w->conf->topology,
+	                       w->node, topopath, sizeof(topopath)) ||
+	    golden_node_expand(w->prog, "sysroot", sysroot ? sysroot : w->conf->sysroot, w->node,
+	                       w->sysroot, sizeof(w->sysroot)) ||
+	    golden_node_expand(w->prog, "state_dir", w->conf->state_dir, w->node, w->state,
+	                       sizeof(w->state)) ||
+	    golden_node_expand(w->prog, "log", w->conf->log_path, w->node, w->logp,
+	                       sizeof(w->logp)) ||
+	    golden_node_expand(w->prog, "teardown_dir", w->conf->teardown_dir, w->node, w->tdir,
+	                       sizeof(w->tdir)) ||
+	    golden_node_expand(w->prog, "metrics_dir", w->conf->metrics_dir, w->node, w->metrics,
+	                       sizeof(w->metrics)))
 		return -1;
 	if (!golden_kmsg_is_live(w->kmsg) && !*once) {
 		fprintf(stderr,
@@ -418,7 +420,7 @@ static int setup(struct watch *w, int argc, char **argv, bool *once)
 	}
 	/* Topology once: fault lines name GPUs by PCI address; the reason names
 	 * gpuN as the prolog does. A GPU that falls off the bus is still named. */
-	drc = golden_hc_discover(topopath, w->sysroot, w->topo);
+	drc = golden_node_discover(topopath, w->sysroot, w->topo);
 	if (drc != 0) {
 		say(w, "topology discovery %s: GPUs are named by PCI address only",
 		    drc == 1 ? "timed out" : "failed");

@@ -15,8 +15,8 @@
  * slurmctld away: the drain decision is kept in the ledger and retried with
  * backoff (1 s doubling to 30 s) until it is applied.
  */
-#ifndef GOLDEN_WATCH_H
-#define GOLDEN_WATCH_H
+#ifndef GOLDEN_NODE_WATCH_H
+#define GOLDEN_NODE_WATCH_H
 
 #define GOLDEN_WATCH_CURSOR "watch.cursor"
 #define GOLDEN_WATCH_STATE  "watch.json"

@@ -30,7 +30,7 @@ int golden_cg_roots_read(const char *sysroot, struct golden_cg_roots *roots)
 	return golden_mounts_each(sysroot, find_roots, roots);
 }
 
-bool golden_fs_cgroup_writeback(const struct golden_mount *m)
+bool golden_cg_fs_writeback(const struct golden_mount *m)
 {
 	static const char *const block[] = {"ext4", "ext3", "ext2", "xfs", "btrfs", "f2fs", NULL};
 
@@ -143,7 +143,7 @@ int golden_cg_measure(const char *sysroot, const char *dir, int version, struct 
 		m->cg_ino = (unsigned long)st.st_ino;
 	/* v1 memcgs have no writeback context of their own: nothing to count. */
 	if (version == 2 && m->cg_ino)
-		m->inodes = golden_wb_inodes(sysroot, m->cg_ino);
+		m->inodes = golden_cg_wb_inodes(sysroot, m->cg_ino);
 	return 0;
 }
 
@@ -174,7 +174,7 @@ static long long wb_stats_inodes(const char *path, unsigned long cg_ino)
 	return sum;
 }
 
-long long golden_wb_inodes(const char *sysroot, unsigned long cg_ino)
+long long golden_cg_wb_inodes(const char *sysroot, unsigned long cg_ino)
 {
 	DIR *d = golden_sys_opendir(sysroot, "/sys/kernel/debug/bdi");
 	struct dirent *e;

@@ -4,8 +4,8 @@
  * whether this node is exposed to the teardown stall at all: only with
  * memory and io on the cgroup v2 hierarchy does a memcg get its own
  * writeback context whose inodes must be switched when it dies. */
-#ifndef GOLDEN_CGMEM_H
-#define GOLDEN_CGMEM_H
+#ifndef GOLDEN_STALL_CGMEM_H
+#define GOLDEN_STALL_CGMEM_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -44,7 +44,7 @@ int golden_cg_measure(const char *sysroot, const char *dir, int version, struct 
 
 /* Inodes attached to the writeback contexts of cgroup inode cg_ino, summed
  * over <sysroot>/sys/kernel/debug/bdi/ * /wb_stats; -1 without debugfs. */
-long long golden_wb_inodes(const char *sysroot, unsigned long cg_ino);
+long long golden_cg_wb_inodes(const char *sysroot, unsigned long cg_ino);
 
 /* Are memory and io controllers on the v2 hierarchy (cgroup writeback on)?
  * 1 yes, 0 no; why (if not NULL) says what was found. */
@@ -60,6 +60,6 @@ struct golden_mount;
  * (SB_I_CGROUPWB on a real block device: ext2/3/4, xfs, btrfs, f2fs; or a
  * Lustre client, which has it since 2.16)? The one list the teardown flush
  * and the exposure report share. */
-bool golden_fs_cgroup_writeback(const struct golden_mount *m);
+bool golden_cg_fs_writeback(const struct golden_mount *m);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "health/check.h"
+#include "stall/check_kernel.h"
 #include "health/golden_conf.h"
 #include "util/kmsg.h"
 #include "util/statefile.h"
@@ -36,7 +36,7 @@ static void check_wb_stall(const struct golden_check_ctx *ctx, struct golden_che
 		/* Not (or no longer) in progress: the node state forgets it. */
 		golden_stall_unmark(ctx->state_dir);
 		if (ev.past)
-			golden_result_warn(
+			golden_check_warn(
 			    res, "kernel wb-switch stall past",
 			    "the kernel log shows a writeback switch stall that has passed: %s",
 			    ev.summary);
@@ -67,7 +67,7 @@ static void check_wb_exposure(const struct golden_check_ctx *ctx, struct golden_
 	golden_exposure_read(ctx->sysroot, &e);
 	if (!e.exposed) {
 		snprintf(res->detail, sizeof(res->detail), "not exposed: %s %s; %s", e.release,
-		         golden_kernel_fix_name(e.fix), e.cgwb_why);
+		         golden_exposure_fix_name(e.fix), e.cgwb_why);
 		return;
 	}
 	golden_kmsg_boot_id(ctx->sysroot, boot, sizeof(boot));
@@ -77,16 +77,16 @@ static void check_wb_exposure(const struct golden_check_ctx *ctx, struct golden_
 	if (ctx->state_dir && !strcmp(warned, boot)) {
 		snprintf(res->detail, sizeof(res->detail),
 		         "exposed (%s %s), already warned this boot", e.release,
-		         golden_kernel_fix_name(e.fix));
+		         golden_exposure_fix_name(e.fix));
 		return;
 	}
 	if (ctx->state_dir && golden_mkdir_p(ctx->state_dir) == 0)
 		golden_write_atomic(path, boot, strlen(boot));
-	golden_result_warn(res, "kernel wb-stall exposed",
-	                   "%s: %s; %s; %d filesystem(s) with cgroup writeback (%s%s); see "
-	                   "golden check --kernel",
-	                   e.release, e.kernel_why, e.cgwb_why, e.nfs, e.nfs ? e.fs[0] : "",
-	                   e.nfs > 1 ? ", ..." : "");
+	golden_check_warn(res, "kernel wb-stall exposed",
+	                  "%s: %s; %s; %d filesystem(s) with cgroup writeback (%s%s); see "
+	                  "golden check --kernel",
+	                  e.release, e.kernel_why, e.cgwb_why, e.nfs, e.nfs ? e.fs[0] : "",
+	                  e.nfs > 1 ? ", ..." : "");
 }
 
 static void add_record(const char *path, const char *step, struct golden_check_result *res,

@@ -13,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "health/check_run.h"
+#include "util/child.h"
 #include "util/mounts.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
@@ -130,7 +130,7 @@ static int add_target(const struct golden_mount *m, void *arg)
 {
 	struct flush_list *fl = arg;
 
-	if (!golden_fs_cgroup_writeback(m) || golden_mount_has_opt(m, "ro"))
+	if (!golden_cg_fs_writeback(m) || golden_mount_has_opt(m, "ro"))
 		return 0;
 	for (int i = 0; i < fl->n; i++)
 		if (!strcmp(fl->src[i], m->src))
@@ -213,8 +213,7 @@ int golden_teardown_probe(const char *cgdir, const struct golden_teardown_opts *
 	{
 		long long f0 = now_us();
 		int failed = 0;
-		int rc =
-		    golden_run_guarded(flush_child, fl, &failed, sizeof(failed), o->deadline_ms);
+		int rc = golden_child_run(flush_child, fl, &failed, sizeof(failed), o->deadline_ms);
 
 		r->flush_ms = (int)((now_us() - f0) / 1000);
 		r->action = rc == 1            ? "flush-timeout"

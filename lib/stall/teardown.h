@@ -4,8 +4,8 @@
  * local block filesystems and Lustre mounts in a child under a deadline, so
  * the inodes are clean when the cgroup dies and switch in constant time.
  * It never fails the step: every problem becomes a field of the result. */
-#ifndef GOLDEN_TEARDOWN_H
-#define GOLDEN_TEARDOWN_H
+#ifndef GOLDEN_STALL_TEARDOWN_H
+#define GOLDEN_STALL_TEARDOWN_H
 
 #include <limits.h>
 #include <stdbool.h>

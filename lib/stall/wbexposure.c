@@ -11,7 +11,7 @@
 #include "util/strutil.h"
 #include "util/sysroot.h"
 
-const char *golden_kernel_fix_name(enum golden_kernel_fix f)
+const char *golden_exposure_fix_name(enum golden_kernel_fix f)
 {
 	static const char *const names[] = {"unknown", "no-switching", "unfixed", "partial",
 	                                    "fixed"};
@@ -21,7 +21,8 @@ const char *golden_kernel_fix_name(enum golden_kernel_fix f)
 
 #define V(a, b, c) ((a)*1000000L + (b)*1000L + (c))
 
-enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, char *why, size_t len)
+enum golden_kernel_fix golden_exposure_kernel_fix(int major, int minor, int patch, char *why,
+                                                  size_t len)
 {
 	long v = V(major, minor, patch);
 
@@ -91,7 +92,7 @@ static int add_fs(const struct golden_mount *m, void *arg)
 	struct fs_arg *a = arg;
 	struct golden_exposure *e = a->e;
 
-	if (!golden_fs_cgroup_writeback(m))
+	if (!golden_cg_fs_writeback(m))
 		return 0;
 	if (!strcmp(m->type, "lustre") && a->lustre == 0)
 		return 0; /* a client before 2.16: no cgroup writeback */
@@ -117,8 +118,8 @@ void golden_exposure_read(const char *sysroot, struct golden_exposure *e)
 		golden_strlcpy(e->release, "unknown", sizeof(e->release));
 	if (sscanf(e->release, "%d.%d.%d", &e->major, &e->minor, &e->patch) < 2)
 		e->major = e->minor = e->patch = 0;
-	e->fix = golden_kernel_fix_of(e->major, e->minor, e->patch, e->kernel_why,
-	                              sizeof(e->kernel_why));
+	e->fix = golden_exposure_kernel_fix(e->major, e->minor, e->patch, e->kernel_why,
+	                                    sizeof(e->kernel_why));
 	if (golden_cg_roots_read(sysroot, &roots) < 0)
 		roots.v1_memory[0] = roots.v2[0] = '\0';
 	e->cgwb = golden_cg_writeback_on(sysroot, &roots, e->cgwb_why, sizeof(e->cgwb_why)) == 1;
@@ -138,7 +139,7 @@ void golden_exposure_format(const struct golden_exposure *e, char *buf, size_t l
 	    "  kernel:   %s: %s (%s; by upstream version, distribution "
 	    "backports are not visible)\n"
 	    "  cgroups:  %s (%s)\n",
-	    e->exposed ? "EXPOSED" : "not exposed", e->release, golden_kernel_fix_name(e->fix),
+	    e->exposed ? "EXPOSED" : "not exposed", e->release, golden_exposure_fix_name(e->fix),
 	    e->kernel_why, e->cgwb ? "cgroup writeback on" : "cgroup writeback off", e->cgwb_why);
 	if (e->nfs == 0 && o < len)
 		o += (size_t)snprintf(buf + o, len - o,

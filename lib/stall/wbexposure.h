@@ -3,8 +3,8 @@
  * 9a6ebbdbd412 plus the use-after-free fix 6689f01d6740; stable 6.6.145 and
  * 6.12.94), memory+io on cgroup v2, and filesystems that attach inodes to
  * cgroup writeback contexts, with their atime options. */
-#ifndef GOLDEN_WBEXPOSURE_H
-#define GOLDEN_WBEXPOSURE_H
+#ifndef GOLDEN_STALL_WBEXPOSURE_H
+#define GOLDEN_STALL_WBEXPOSURE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,7 +32,8 @@ struct golden_exposure {
 };
 
 /* Classify a kernel version. Returns the verdict and a reason in why. */
-enum golden_kernel_fix golden_kernel_fix_of(int major, int minor, int patch, char *why, size_t len);
+enum golden_kernel_fix golden_exposure_kernel_fix(int major, int minor, int patch, char *why,
+                                                  size_t len);
 
 /* Gather the report from <sysroot>/proc/sys/kernel/osrelease, the mount
  * table and the cgroup hierarchy. */
@@ -41,6 +42,6 @@ void golden_exposure_read(const char *sysroot, struct golden_exposure *e);
 /* The report as text lines (for golden check --kernel). */
 void golden_exposure_format(const struct golden_exposure *e, char *buf, size_t len);
 
-const char *golden_kernel_fix_name(enum golden_kernel_fix f);
+const char *golden_exposure_fix_name(enum golden_kernel_fix f);
 
 #endif

@@ -20,7 +20,7 @@
 #define SATURATED_PCT 90.0 /* a whole node's CPUs busy in the kernel */
 #define MANY_KWORKERS 4    /* more than the odd cgroup removal on a healthy node */
 
-int golden_cpulist_parse(const char *s, unsigned char *set, int ncpu)
+int golden_stall_cpulist_parse(const char *s, unsigned char *set, int ncpu)
 {
 	while (*s && *s != '\n') {
 		char *end;
@@ -46,7 +46,7 @@ int golden_cpulist_parse(const char *s, unsigned char *set, int ncpu)
 	return 0;
 }
 
-int golden_numa_map(const char *sysroot, int *cpu_node, int ncpu)
+int golden_stall_numa_map(const char *sysroot, int *cpu_node, int ncpu)
 {
 	DIR *d = golden_sys_opendir(sysroot, "/sys/devices/system/node");
 	struct dirent *e;
@@ -70,7 +70,7 @@ int golden_numa_map(const char *sysroot, int *cpu_node, int ncpu)
 		if (golden_sys_read(sysroot, rel, list, sizeof(list)) < 0 ||
 		    !(set = calloc((size_t)ncpu, 1)))
 			continue;
-		if (golden_cpulist_parse(list, set, ncpu) == 0)
+		if (golden_stall_cpulist_parse(list, set, ncpu) == 0)
 			for (int c = 0; c < ncpu; c++)
 				if (set[c])
 					cpu_node[c] = n;
@@ -82,7 +82,7 @@ int golden_numa_map(const char *sysroot, int *cpu_node, int ncpu)
 	return nodes;
 }
 
-int golden_cpustat_read(const char *path, struct golden_cpustat *s)
+int golden_stall_cpustat_read(const char *path, struct golden_cpustat *s)
 {
 	FILE *f = fopen(path, "re");
 	char line[512];
@@ -112,8 +112,8 @@ int golden_cpustat_read(const char *path, struct golden_cpustat *s)
 	return s->ncpu > 0 ? 0 : -1;
 }
 
-int golden_numa_sys_pct(const struct golden_cpustat *a, const struct golden_cpustat *b,
-                        const int *cpu_node, double *pct, int nnodes)
+int golden_stall_numa_sys_pct(const struct golden_cpustat *a, const struct golden_cpustat *b,
+                              const int *cpu_node, double *pct, int nnodes)
 {
 	unsigned long long sys[GOLDEN_MAX_NUMA] = {0}, tot[GOLDEN_MAX_NUMA] = {0};
 	int have = 0;
@@ -311,16 +311,16 @@ void golden_stall_detect(const char *sysroot, const char *kmsg, const char *curs
 	memset(ev, 0, sizeof(*ev));
 	karg = (struct kmsg_arg){cpu_node, ev};
 	ev->lockup_node = -1;
-	ev->nnodes = golden_numa_map(sysroot, cpu_node, GOLDEN_MAX_CPUS);
+	ev->nnodes = golden_stall_numa_map(sysroot, cpu_node, GOLDEN_MAX_CPUS);
 	if (ev->nnodes < 1)
 		ev->nnodes = 1;
 	scan_kworkers(sysroot, cpu_node, ev);
 	if (a && b && golden_sys_path(sysroot, "/proc/stat", statp, sizeof(statp)) == 0 &&
-	    golden_cpustat_read(statp, a) == 0) {
+	    golden_stall_cpustat_read(statp, a) == 0) {
 		sleep_ms(window_ms);
-		if (golden_cpustat_read(statp, b) == 0)
+		if (golden_stall_cpustat_read(statp, b) == 0)
 			ev->cpu_sampled =
-			    golden_numa_sys_pct(a, b, cpu_node, ev->sys_pct, ev->nnodes) > 0;
+			    golden_stall_numa_sys_pct(a, b, cpu_node, ev->sys_pct, ev->nnodes) > 0;
 	}
 	free(a);
 	free(b);

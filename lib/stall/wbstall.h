@@ -2,8 +2,8 @@
  * without making it worse (no sync, nothing that takes wb->list_lock, every
  * read in a check child under a deadline), attribute it to a NUMA node, and
  * keep storage checks that time out meanwhile from blaming storage. */
-#ifndef GOLDEN_WBSTALL_H
-#define GOLDEN_WBSTALL_H
+#ifndef GOLDEN_STALL_WBSTALL_H
+#define GOLDEN_STALL_WBSTALL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,10 +16,10 @@
 
 /* CPU -> NUMA node from <sysroot>/sys/devices/system/node/node* /cpulist.
  * Unknown CPUs are -1. Returns the number of nodes found (0: assume one). */
-int golden_numa_map(const char *sysroot, int *cpu_node, int ncpu);
+int golden_stall_numa_map(const char *sysroot, int *cpu_node, int ncpu);
 
 /* Parse "0-3,8,10-11" into set[] (1 = member). Returns 0 or -1. */
-int golden_cpulist_parse(const char *s, unsigned char *set, int ncpu);
+int golden_stall_cpulist_parse(const char *s, unsigned char *set, int ncpu);
 
 /* /proc/stat per-CPU counters (jiffies). */
 struct golden_cpustat {
@@ -27,12 +27,12 @@ struct golden_cpustat {
 	unsigned long long sys[GOLDEN_MAX_CPUS], total[GOLDEN_MAX_CPUS];
 	unsigned char present[GOLDEN_MAX_CPUS];
 };
-int golden_cpustat_read(const char *path, struct golden_cpustat *s);
+int golden_stall_cpustat_read(const char *path, struct golden_cpustat *s);
 
 /* Per-node system-time share (percent) between two samples; -1 where a node
  * had no ticks in the window. Returns the number of nodes with a value. */
-int golden_numa_sys_pct(const struct golden_cpustat *a, const struct golden_cpustat *b,
-                        const int *cpu_node, double *pct, int nnodes);
+int golden_stall_numa_sys_pct(const struct golden_cpustat *a, const struct golden_cpustat *b,
+                              const int *cpu_node, double *pct, int nnodes);
 
 struct golden_stall_evidence {
 	int nnodes;

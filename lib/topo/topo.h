@@ -4,8 +4,8 @@
  * Everything here is a plain value (fixed-size arrays, no pointers) so a
  * topology can be copied, compared and freed with one call.
  */
-#ifndef GOLDEN_TOPO_H
-#define GOLDEN_TOPO_H
+#ifndef GOLDEN_TOPO_TOPO_H
+#define GOLDEN_TOPO_TOPO_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -109,12 +109,12 @@ int golden_topo_discover(const struct golden_topo_opts *opts, struct golden_topo
 void golden_topo_classify(struct golden_topo *topo);
 
 /* Is this netdev name one of the well-known virtual interfaces? */
-bool golden_netdev_name_is_virtual(const char *name);
+bool golden_topo_netdev_is_virtual(const char *name);
 
 /* Names for printing and JSON. */
-const char *golden_loc_name(enum golden_loc loc);
-const char *golden_nic_kind_name(enum golden_nic_kind kind);
-const char *golden_nic_class_name(enum golden_nic_class cls);
+const char *golden_topo_loc_name(enum golden_loc loc);
+const char *golden_topo_nic_kind_name(enum golden_nic_kind kind);
+const char *golden_topo_nic_class_name(enum golden_nic_class cls);
 
 /* Human-readable and JSON renderings used by `golden topo`. */
 struct json_object;

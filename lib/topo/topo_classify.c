@@ -19,7 +19,7 @@ static const char *const virtual_patterns[] = {
     "nlmon*", "ifb*",    "macvtap*", "ipvlan*", "zt*",     "nebula*",
 };
 
-bool golden_netdev_name_is_virtual(const char *name)
+bool golden_topo_netdev_is_virtual(const char *name)
 {
 	for (size_t i = 0; i < sizeof(virtual_patterns) / sizeof(virtual_patterns[0]); i++)
 		if (fnmatch(virtual_patterns[i], name, 0) == 0)
@@ -36,7 +36,7 @@ static bool is_virtual(const struct golden_nic *n)
 {
 	if (is_rdma(n) || n->busid[0])
 		return false;
-	if (golden_netdev_name_is_virtual(n->name))
+	if (golden_topo_netdev_is_virtual(n->name))
 		return true;
 	/* A bond of physical ports is a real management interface; a bridge
 	 * or anything else without a device is not. */

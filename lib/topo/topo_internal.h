@@ -1,6 +1,6 @@
 /* Discovery steps shared by the topo_*.c files. */
-#ifndef GOLDEN_TOPO_INTERNAL_H
-#define GOLDEN_TOPO_INTERNAL_H
+#ifndef GOLDEN_TOPO_TOPO_INTERNAL_H
+#define GOLDEN_TOPO_TOPO_INTERNAL_H
 
 #include "util/errbuf.h"
 #include "topo/topo.h"

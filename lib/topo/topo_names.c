@@ -1,6 +1,6 @@
 #include "topo/topo.h"
 
-const char *golden_loc_name(enum golden_loc loc)
+const char *golden_topo_loc_name(enum golden_loc loc)
 {
 	switch (loc) {
 	case GOLDEN_LOC_PIX:
@@ -17,7 +17,7 @@ const char *golden_loc_name(enum golden_loc loc)
 	return "-";
 }
 
-const char *golden_nic_kind_name(enum golden_nic_kind kind)
+const char *golden_topo_nic_kind_name(enum golden_nic_kind kind)
 {
 	switch (kind) {
 	case GOLDEN_NIC_IB:
@@ -32,7 +32,7 @@ const char *golden_nic_kind_name(enum golden_nic_kind kind)
 	return "eth";
 }
 
-const char *golden_nic_class_name(enum golden_nic_class cls)
+const char *golden_topo_nic_class_name(enum golden_nic_class cls)
 {
 	switch (cls) {
 	case GOLDEN_CLASS_COMPUTE:

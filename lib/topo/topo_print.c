@@ -32,12 +32,14 @@ static struct json_object *nic_json(const struct golden_nic *n)
 
 	json_object_object_add(o, "name", json_object_new_string(n->name));
 	json_object_object_add(o, "netdev", json_object_new_string(n->netdev));
-	json_object_object_add(o, "kind", json_object_new_string(golden_nic_kind_name(n->kind)));
-	json_object_object_add(o, "class", json_object_new_string(golden_nic_class_name(n->cls)));
+	json_object_object_add(o, "kind",
+	                       json_object_new_string(golden_topo_nic_kind_name(n->kind)));
+	json_object_object_add(o, "class",
+	                       json_object_new_string(golden_topo_nic_class_name(n->cls)));
 	json_object_object_add(o, "busid", json_object_new_string(n->busid));
 	json_object_object_add(o, "numa", json_object_new_int(n->numa));
 	json_object_object_add(o, "gpu_locality",
-	                       json_object_new_string(golden_loc_name(n->gpu_loc)));
+	                       json_object_new_string(golden_topo_loc_name(n->gpu_loc)));
 	json_object_object_add(o, "rate_gbps", json_object_new_double(n->rate_gbps));
 	json_object_object_add(o, "operstate", json_object_new_string(n->operstate));
 	json_object_object_add(o, "has_address", json_object_new_boolean(n->has_addr));
@@ -64,8 +66,9 @@ struct json_object *golden_topo_to_json(const struct golden_topo *topo)
 		                       g->nearest_nic >= 0
 		                           ? json_object_new_string(topo->nics[g->nearest_nic].name)
 		                           : NULL);
-		json_object_object_add(j, "nearest_locality",
-		                       json_object_new_string(golden_loc_name(g->nearest_loc)));
+		json_object_object_add(
+		    j, "nearest_locality",
+		    json_object_new_string(golden_topo_loc_name(g->nearest_loc)));
 		json_object_array_add(gpus, j);
 	}
 	for (int i = 0; i < topo->nnics; i++)
@@ -121,7 +124,7 @@ void golden_topo_print_text(const struct golden_topo *topo, FILE *out)
 
 		fprintf(out, "  %-4d %-13s %-22s %-4d %s %s\n", i, g->busid, g->model, g->numa,
 		        g->nearest_nic >= 0 ? topo->nics[g->nearest_nic].name : "-",
-		        golden_loc_name(g->nearest_loc));
+		        golden_topo_loc_name(g->nearest_loc));
 	}
 	fprintf(out, "\nNICs (%d):\n", topo->nnics);
 	fprintf(out, "  %-14s %-5s %-8s %-13s %-4s %-4s %-7s %-14s %-6s %s\n", "NAME", "KIND",
@@ -131,8 +134,8 @@ void golden_topo_print_text(const struct golden_topo *topo, FILE *out)
 
 		port_summary(n, ports, sizeof(ports));
 		fprintf(out, "  %-14s %-5s %-8s %-13s %-4d %-4s %-7g %-14s %-6s %s\n", n->name,
-		        golden_nic_kind_name(n->kind), golden_nic_class_name(n->cls),
-		        n->busid[0] ? n->busid : "-", n->numa, golden_loc_name(n->gpu_loc),
+		        golden_topo_nic_kind_name(n->kind), golden_topo_nic_class_name(n->cls),
+		        n->busid[0] ? n->busid : "-", n->numa, golden_topo_loc_name(n->gpu_loc),
 		        n->rate_gbps, *nic_ifname(n) ? nic_ifname(n) : "-",
 		        n->operstate[0] ? n->operstate : "-", ports);
 	}

@@ -1,6 +1,6 @@
 /* One actionable error line, filled by whoever failed first. */
-#ifndef GOLDEN_ERRBUF_H
-#define GOLDEN_ERRBUF_H
+#ifndef GOLDEN_UTIL_ERRBUF_H
+#define GOLDEN_UTIL_ERRBUF_H
 
 #include <stddef.h>
 

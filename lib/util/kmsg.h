@@ -12,8 +12,8 @@
  * tools (`echo '...' > /dev/kmsg`, gpud inject-fault) reach the checks. The
  * scanner passes every record with its facility; callers decide.
  */
-#ifndef GOLDEN_KMSG_H
-#define GOLDEN_KMSG_H
+#ifndef GOLDEN_UTIL_KMSG_H
+#define GOLDEN_UTIL_KMSG_H
 
 #include <stdbool.h>
 #include <stddef.h>

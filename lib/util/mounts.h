@@ -1,8 +1,8 @@
 /* The mount table (<sysroot>/proc/self/mounts, else /proc/mounts), read in
  * one place for the storage check, the cgroup roots, the teardown flush and
  * the exposure report. */
-#ifndef GOLDEN_MOUNTS_H
-#define GOLDEN_MOUNTS_H
+#ifndef GOLDEN_UTIL_MOUNTS_H
+#define GOLDEN_UTIL_MOUNTS_H
 
 #include <stdbool.h>
 

@@ -1,8 +1,8 @@
 /* Small state files (kmsg cursor, IB counters, the env cache): created in
  * root-only directories and replaced atomically, so a reader, or a run
  * killed at its deadline, sees the old file or the new one, never half. */
-#ifndef GOLDEN_STATEFILE_H
-#define GOLDEN_STATEFILE_H
+#ifndef GOLDEN_UTIL_STATEFILE_H
+#define GOLDEN_UTIL_STATEFILE_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* Small string helpers the C library lacks. */
-#ifndef GOLDEN_STRUTIL_H
-#define GOLDEN_STRUTIL_H
+#ifndef GOLDEN_UTIL_STRUTIL_H
+#define GOLDEN_UTIL_STRUTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>

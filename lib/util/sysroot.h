@@ -2,8 +2,8 @@
  * hand the code a fixture tree laid out exactly like the real /sys and /proc.
  * The root is an explicit argument: NULL or "" or "/" means the real one.
  */
-#ifndef GOLDEN_SYSROOT_H
-#define GOLDEN_SYSROOT_H
+#ifndef GOLDEN_UTIL_SYSROOT_H
+#define GOLDEN_UTIL_SYSROOT_H
 
 #include <dirent.h>
 #include <stddef.h>

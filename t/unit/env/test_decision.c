@@ -1,4 +1,4 @@
-/* golden_result: sorted variables, candidates, JSON round trip. */
+/* golden_decision: sorted variables, candidates, JSON round trip. */
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,13 +8,13 @@
 
 static void test_setvar(void)
 {
-	struct golden_result res;
+	struct golden_decision res;
 
-	golden_result_init(&res);
-	ok(golden_result_setvar(&res, "NCCL_SOCKET_IFNAME", "=eno1", "bootstrap") == 0 &&
-	       golden_result_setvar(&res, "NCCL_IB_HCA", "=mlx5_0", "hcas") == 0 &&
-	       golden_result_setvar(&res, "NCCL_IB_DISABLE", "1", NULL) == 0 &&
-	       golden_result_setvar(&res, "UCX_TLS", "tcp", "ucx") == 0,
+	golden_decision_init(&res);
+	ok(golden_decision_setvar(&res, "NCCL_SOCKET_IFNAME", "=eno1", "bootstrap") == 0 &&
+	       golden_decision_setvar(&res, "NCCL_IB_HCA", "=mlx5_0", "hcas") == 0 &&
+	       golden_decision_setvar(&res, "NCCL_IB_DISABLE", "1", NULL) == 0 &&
+	       golden_decision_setvar(&res, "UCX_TLS", "tcp", "ucx") == 0,
 	   "setvar x4");
 	is_int(res.nvars, 4, "4 variables");
 	is(res.vars[0].name, "NCCL_IB_DISABLE", "sorted: 0");
@@ -22,45 +22,45 @@ static void test_setvar(void)
 	is(res.vars[2].name, "NCCL_SOCKET_IFNAME", "sorted: 2");
 	is(res.vars[3].name, "UCX_TLS", "sorted: 3");
 	ok(res.vars[0].why == NULL, "why may be NULL");
-	ok(golden_result_setvar(&res, "NCCL_IB_HCA", "=mlx5_3", "replaced") == 0, "replace");
+	ok(golden_decision_setvar(&res, "NCCL_IB_HCA", "=mlx5_3", "replaced") == 0, "replace");
 	is_int(res.nvars, 4, "replace keeps the count");
-	is(golden_result_getvar(&res, "NCCL_IB_HCA")->value, "=mlx5_3", "replaced value");
-	is(golden_result_getvar(&res, "NCCL_IB_HCA")->why, "replaced", "replaced why");
-	ok(golden_result_getvar(&res, "NCCL_NOPE") == NULL, "getvar miss: NULL");
-	ok(golden_result_setvar(&res, NULL, "x", NULL) == -1, "setvar NULL name: -1");
-	ok(golden_result_setvar(&res, "NCCL_X", NULL, NULL) == -1, "setvar NULL value: -1");
-	golden_result_free(&res);
+	is(golden_decision_getvar(&res, "NCCL_IB_HCA")->value, "=mlx5_3", "replaced value");
+	is(golden_decision_getvar(&res, "NCCL_IB_HCA")->why, "replaced", "replaced why");
+	ok(golden_decision_getvar(&res, "NCCL_NOPE") == NULL, "getvar miss: NULL");
+	ok(golden_decision_setvar(&res, NULL, "x", NULL) == -1, "setvar NULL name: -1");
+	ok(golden_decision_setvar(&res, "NCCL_X", NULL, NULL) == -1, "setvar NULL value: -1");
+	golden_decision_free(&res);
 	ok(res.nvars == 0 && res.vars == NULL && res.recipe == NULL, "free resets");
 }
 
-static void fill(struct golden_result *res)
+static void fill(struct golden_decision *res)
 {
-	golden_result_init(res);
+	golden_decision_init(res);
 	res->recipe = strdup("hgx-h100-h200-ib");
 	res->source = strdup("env.rst");
-	golden_result_setvar(res, "NCCL_SOCKET_IFNAME", "=eno1", "bootstrap");
-	golden_result_setvar(res, "NCCL_IB_HCA", "=mlx5_0,mlx5_3", "the rails");
-	golden_result_setvar(res, "NCCL_IB_DISABLE", "0", NULL);
-	golden_result_add_candidate(res, "generic-ib", 1, true, "lost to hgx-h100-h200-ib");
-	golden_result_add_candidate(res, "generic-roce", 1, false, NULL);
-	golden_result_add_candidate(res, "hgx-h100-h200-ib", 5, true, "won");
+	golden_decision_setvar(res, "NCCL_SOCKET_IFNAME", "=eno1", "bootstrap");
+	golden_decision_setvar(res, "NCCL_IB_HCA", "=mlx5_0,mlx5_3", "the rails");
+	golden_decision_setvar(res, "NCCL_IB_DISABLE", "0", NULL);
+	golden_decision_add_candidate(res, "generic-ib", 1, true, "lost to hgx-h100-h200-ib");
+	golden_decision_add_candidate(res, "generic-roce", 1, false, NULL);
+	golden_decision_add_candidate(res, "hgx-h100-h200-ib", 5, true, "won");
 }
 
 static void test_round_trip(void)
 {
-	struct golden_result a, b;
+	struct golden_decision a, b;
 	struct golden_err err = {{0}};
 	struct json_object *j, *k;
 	const char *txt;
 
 	fill(&a);
 	is_int(a.ncandidates, 3, "3 candidates");
-	j = golden_result_to_json(&a);
+	j = golden_decision_to_json(&a);
 	ok(j != NULL, "to_json");
 	txt = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
 	ok(strstr(txt, "\"recipe\":\"hgx-h100-h200-ib\"") != NULL, "JSON has the recipe");
 	k = json_tokener_parse(txt);
-	ok(golden_result_from_json(k, &b, &err) == 0, "from_json: %s", err.msg);
+	ok(golden_decision_from_json(k, &b, &err) == 0, "from_json: %s", err.msg);
 	is(b.recipe, "hgx-h100-h200-ib", "recipe survives");
 	is(b.source, "env.rst", "source survives");
 	is_int(b.nvars, 3, "nvars survives");
@@ -78,46 +78,47 @@ static void test_round_trip(void)
 		is(b.candidates[0].note, "lost to hgx-h100-h200-ib", "note");
 	}
 	ok(!b.from_cache, "from_cache is the reader's to set");
-	golden_result_free(&b);
+	golden_decision_free(&b);
 	json_object_put(k);
 	json_object_put(j);
 
 	/* No winner: recipe null. */
 	free(a.recipe);
 	a.recipe = NULL;
-	j = golden_result_to_json(&a);
-	ok(golden_result_from_json(j, &b, &err) == 0 && b.recipe == NULL, "null recipe round trip");
-	golden_result_free(&b);
+	j = golden_decision_to_json(&a);
+	ok(golden_decision_from_json(j, &b, &err) == 0 && b.recipe == NULL,
+	   "null recipe round trip");
+	golden_decision_free(&b);
 	json_object_put(j);
-	golden_result_free(&a);
+	golden_decision_free(&a);
 }
 
 static void garbage(const char *json, const char *want, const char *what)
 {
 	struct json_object *j = json_tokener_parse(json);
-	struct golden_result res;
+	struct golden_decision res;
 	struct golden_err err = {{0}};
-	int rc = golden_result_from_json(j, &res, &err);
+	int rc = golden_decision_from_json(j, &res, &err);
 
 	ok(rc == -1 && strstr(err.msg, want) && res.nvars == 0 && res.recipe == NULL &&
 	       res.ncandidates == 0,
 	   "garbage (%s): -1 with '%s'", what, want);
 	if (rc != -1 || !strstr(err.msg, want))
 		diag("got rc %d, '%s'", rc, err.msg);
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	json_object_put(j);
 }
 
 static void test_garbage(void)
 {
-	struct golden_result res;
+	struct golden_decision res;
 	struct golden_err err = {{0}};
 	const char *good = "{\"recipe\":\"r\",\"source\":null,\"vars\":[{\"name\":\"NCCL_IB_HCA\","
 	                   "\"value\":\"=mlx5_0\",\"why\":\"w\"}],\"candidates\":[{\"recipe\":"
 	                   "\"r\",\"specificity\":1,\"matched\":true,\"note\":\"won\"}]}";
 	char buf[512];
 
-	ok(golden_result_from_json(NULL, &res, &err) == -1, "NULL object: -1");
+	ok(golden_decision_from_json(NULL, &res, &err) == -1, "NULL object: -1");
 	garbage("[1,2]", "expected an object", "array");
 	garbage("\"str\"", "expected an object", "string");
 	garbage("{}", "vars: missing", "no vars");
@@ -158,9 +159,9 @@ static void test_garbage(void)
 			buf[i] = '\0';
 			j = json_tokener_parse(buf);
 			memset(&err, 0, sizeof(err));
-			if (golden_result_from_json(j, &res, &err) == 0)
+			if (golden_decision_from_json(j, &res, &err) == 0)
 				crashes_or_partial++;
-			golden_result_free(&res);
+			golden_decision_free(&res);
 			json_object_put(j);
 		}
 		is_int(crashes_or_partial, 0, "no truncation of a valid document is accepted");
@@ -168,10 +169,10 @@ static void test_garbage(void)
 			struct json_object *j = json_tokener_parse(good);
 
 			memset(&err, 0, sizeof(err));
-			ok(golden_result_from_json(j, &res, &err) == 0 && res.nvars == 1 &&
+			ok(golden_decision_from_json(j, &res, &err) == 0 && res.nvars == 1 &&
 			       res.ncandidates == 1,
 			   "the whole document is accepted: %s", err.msg);
-			golden_result_free(&res);
+			golden_decision_free(&res);
 			json_object_put(j);
 		}
 	}

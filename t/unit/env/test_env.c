@@ -23,9 +23,9 @@ static const char *fixture(const char *name, const char *part)
 }
 
 static int compute(const char *node, const char *recipe, const char *cache,
-                   struct golden_result *res, struct golden_err *err)
+                   struct golden_decision *res, struct golden_err *err)
 {
-	struct golden_request req = {
+	struct golden_env_request req = {
 	    .topology = fixture(node, "topo.xml"),
 	    .sysroot = fixture(node, "root"),
 	    .recipes_dir = recipes,
@@ -35,13 +35,13 @@ static int compute(const char *node, const char *recipe, const char *cache,
 	};
 
 	memset(err, 0, sizeof(*err));
-	golden_result_init(res);
-	return golden_compute(&req, res, err);
+	golden_decision_init(res);
+	return golden_env_compute(&req, res, err);
 }
 
-static const char *var(const struct golden_result *res, const char *name)
+static const char *var(const struct golden_decision *res, const char *name)
 {
-	const struct golden_var *v = golden_result_getvar(res, name);
+	const struct golden_decision_var *v = golden_decision_getvar(res, name);
 
 	return v ? v->value : NULL;
 }
@@ -52,7 +52,7 @@ int main(void)
 	const char *src = getenv("GOLDEN_SRCDIR");
 	char cache[] = "/tmp/golden-test-cache-XXXXXX";
 	char path[2048];
-	struct golden_result res;
+	struct golden_decision res;
 	struct golden_err err;
 
 	snprintf(fx, sizeof(fx), "%s", env_fx ? env_fx : "t/fixtures/out");
@@ -67,30 +67,30 @@ int main(void)
 	   "compute rails only, exact-match form");
 	is(var(&res, "NCCL_SOCKET_IFNAME"), "=eno1", "bootstrap interface, exact-match form");
 	ok(!res.from_cache, "no cache asked for");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	ok(compute("hgx-h100-ib", "generic-ib", NULL, &res, &err) == 0, "forced recipe");
 	is(res.recipe, "generic-ib", "forced recipe used");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	ok(compute("hgx-h100-ib", "no-such-recipe", NULL, &res, &err) < 0 &&
 	       strstr(err.msg, "recipe 'no-such-recipe' not found"),
 	   "unknown forced recipe: %s", err.msg);
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	ok(compute("cpu-only", NULL, NULL, &res, &err) < 0 && strstr(err.msg, "no NVIDIA GPU"),
 	   "no GPU: golden sets nothing: %s", err.msg);
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	ok(compute("does-not-exist", NULL, NULL, &res, &err) < 0 &&
 	       strstr(err.msg, "topology discovery failed"),
 	   "missing topology: %s", err.msg);
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	/* Cache: a miss fills it, the next call hits and gives the same answer. */
 	ok(compute("hgx-h100-roce", NULL, cache, &res, &err) == 0 && !res.from_cache,
 	   "first call computes");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	snprintf(path, sizeof(path), "%s/hgx-h100-roce.auto.json", cache);
 	{
 		struct stat st;
@@ -101,7 +101,7 @@ int main(void)
 	   "second call is a cache hit");
 	is(res.recipe, "hgx-roce", "cached recipe");
 	is(var(&res, "NCCL_IB_GID_INDEX"), "3", "cached values");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	/* A cache entry for another topology file is never used. */
 	{
@@ -112,26 +112,26 @@ int main(void)
 			ok(compute("hgx-h100-ib", NULL, cache, &res, &err) == 0 && !res.from_cache,
 			   "key mismatch is a miss");
 			is(res.recipe, "hgx-h100-h200-ib", "and the right answer");
-			golden_result_free(&res);
+			golden_decision_free(&res);
 		}
 	}
 
 	/* A cache file others can write is ignored (could have been planted). */
 	ok(compute("hgx-h100-roce", NULL, cache, &res, &err) == 0, "refill");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	chmod(path, 0666);
 	ok(compute("hgx-h100-roce", NULL, cache, &res, &err) == 0 && !res.from_cache,
 	   "world-writable cache file ignored");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	/* "No GPU" is remembered too, so CPU nodes do not rediscover per step. */
 	ok(compute("cpu-only", NULL, cache, &res, &err) < 0, "cpu-only first");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	snprintf(path, sizeof(path), "%s/cpu-only.auto.json", cache);
 	ok(access(path, F_OK) == 0, "outcome stored");
 	ok(compute("cpu-only", NULL, cache, &res, &err) < 0 && strstr(err.msg, "no NVIDIA GPU"),
 	   "remembered outcome returned: %s", err.msg);
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	{
 		char cmd[2200];

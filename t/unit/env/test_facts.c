@@ -109,7 +109,7 @@ static void test_hgx(void)
 	   "compute_netdevs in the same order");
 	is(fact(t, "compute_nic_count"), "8", "compute_nic_count");
 	is(fact(t, "compute_nic_kind"), "ib", "compute_nic_kind fact");
-	is(golden_compute_kind(t), "ib", "golden_compute_kind: ib");
+	is(golden_fact_compute_kind(t), "ib", "golden_fact_compute_kind: ib");
 	is(fact(t, "compute_link_layer"), "InfiniBand", "compute_link_layer");
 	is(fact(t, "storage_hcas"), "mlx5_1,mlx5_2", "storage_hcas in PCI order");
 	is(fact(t, "efa_devices"), "", "efa_devices empty");
@@ -193,7 +193,7 @@ static void test_roce(void)
 {
 	struct golden_topo *t = roce(4);
 
-	is(golden_compute_kind(t), "roce", "compute kind roce");
+	is(golden_fact_compute_kind(t), "roce", "compute kind roce");
 	is(fact(t, "roce_gid_index"), "3", "roce_gid_index: every port has v2 GID 3");
 	is(fact(t, "compute_link_layer"), "Ethernet", "compute_link_layer Ethernet");
 	is(fact(t, "compute_netdevs"), "ens0f0,ens1f0,ens2f0,ens3f0", "compute_netdevs");
@@ -219,13 +219,13 @@ static void test_mixed(void)
 	struct golden_topo *t = roce(2);
 
 	add_nic(t, "mlx5_8", "", GOLDEN_NIC_IB, GOLDEN_CLASS_COMPUTE, "0000:80:00.0");
-	is(golden_compute_kind(t), "roce", "1 IB + 2 RoCE: majority roce");
+	is(golden_fact_compute_kind(t), "roce", "1 IB + 2 RoCE: majority roce");
 	is(fact(t, "compute_link_layer"), "", "mixed link layers: empty");
 	is(fact(t, "compute_hcas"), "mlx5_0,mlx5_1,mlx5_8", "compute_hcas lists IB and RoCE");
 	add_nic(t, "mlx5_9", "", GOLDEN_NIC_IB, GOLDEN_CLASS_COMPUTE, "0000:81:00.0");
-	is(golden_compute_kind(t), "ib", "2 IB + 2 RoCE: a tie counts as ib");
+	is(golden_fact_compute_kind(t), "ib", "2 IB + 2 RoCE: a tie counts as ib");
 	add_nic(t, "mlx5_10", "", GOLDEN_NIC_IB, GOLDEN_CLASS_COMPUTE, "0000:82:00.0");
-	is(golden_compute_kind(t), "ib", "3 IB + 2 RoCE: majority ib");
+	is(golden_fact_compute_kind(t), "ib", "3 IB + 2 RoCE: majority ib");
 	is(fact(t, "compute_nic_count"), "5", "compute_nic_count counts both");
 	free(t);
 }
@@ -235,18 +235,18 @@ static void test_efa_and_none(void)
 	struct golden_topo *t = new_topo();
 
 	add_nic(t, "ens5", "ens5", GOLDEN_NIC_ETH, GOLDEN_CLASS_MGMT, "0000:00:05.0");
-	is(golden_compute_kind(t), "none", "only Ethernet: kind none");
+	is(golden_fact_compute_kind(t), "none", "only Ethernet: kind none");
 	is(fact(t, "compute_nic_count"), "0", "compute_nic_count 0");
 	is(fact(t, "gpu_model"), "", "no GPUs: gpu_model empty");
 	is(fact(t, "gpu_count"), "0", "no GPUs: gpu_count 0");
 	is(fact(t, "bootstrap_if"), "", "no bootstrap interface chosen: empty");
 	is(fact(t, "compute_link_layer"), "", "no compute devices: link layer empty");
 	add_nic(t, "eth1", "eth1", GOLDEN_NIC_ETH, GOLDEN_CLASS_COMPUTE, "0000:06:00.0");
-	is(golden_compute_kind(t), "none", "a compute-class plain Ethernet NIC is not RDMA");
+	is(golden_fact_compute_kind(t), "none", "a compute-class plain Ethernet NIC is not RDMA");
 	is(fact(t, "compute_nic_count"), "0", "nor is it counted");
 	add_nic(t, "rdmap32s0", "", GOLDEN_NIC_EFA, GOLDEN_CLASS_COMPUTE, "0000:20:00.0");
 	add_nic(t, "rdmap16s0", "", GOLDEN_NIC_EFA, GOLDEN_CLASS_COMPUTE, "0000:10:00.0");
-	is(golden_compute_kind(t), "efa", "EFA devices: kind efa");
+	is(golden_fact_compute_kind(t), "efa", "EFA devices: kind efa");
 	is(fact(t, "efa_devices"), "rdmap16s0,rdmap32s0", "efa_devices in PCI order");
 	is(fact(t, "efa_count"), "2", "efa_count");
 	is(fact(t, "compute_nic_count"), "2", "EFA counts as compute RDMA");

@@ -26,7 +26,7 @@ static void put(struct fake_env *e, const char *name, const char *value)
 	e->values[e->n++] = value;
 }
 
-static const struct golden_action *find(const struct golden_plan *p, const char *name)
+static const struct golden_env_action *find(const struct golden_env_plan *p, const char *name)
 {
 	for (int i = 0; i < p->n; i++)
 		if (!strcmp(p->acts[i].name, name))
@@ -34,28 +34,28 @@ static const struct golden_action *find(const struct golden_plan *p, const char 
 	return NULL;
 }
 
-static void node_result(struct golden_result *res, const char *hca, bool with_gid)
+static void node_result(struct golden_decision *res, const char *hca, bool with_gid)
 {
-	golden_result_init(res);
-	golden_result_setvar(res, "NCCL_IB_HCA", hca, "compute rails");
-	golden_result_setvar(res, "NCCL_SOCKET_IFNAME", "=eno1", "bootstrap");
+	golden_decision_init(res);
+	golden_decision_setvar(res, "NCCL_IB_HCA", hca, "compute rails");
+	golden_decision_setvar(res, "NCCL_SOCKET_IFNAME", "=eno1", "bootstrap");
 	if (with_gid)
-		golden_result_setvar(res, "NCCL_IB_GID_INDEX", "3", "RoCE v2");
+		golden_decision_setvar(res, "NCCL_IB_GID_INDEX", "3", "RoCE v2");
 }
 
 int main(void)
 {
-	struct golden_plan plan;
-	struct golden_result n1, n2;
+	struct golden_env_plan plan;
+	struct golden_decision n1, n2;
 	struct fake_env env = {{0}, {0}, 0};
 	char marker[4096];
-	const struct golden_action *a;
+	const struct golden_env_action *a;
 
 	node_result(&n1, "=mlx5_0,mlx5_3", true);
 	node_result(&n2, "=ibp24s0,ibp64s0", false);
 
 	/* Fresh environment: everything is set, the marker lists it. */
-	ok(golden_plan_env(&n1, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan n1");
+	ok(golden_marker_plan(&n1, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan n1");
 	is_int(plan.n, 3, "three actions");
 	a = find(&plan, "NCCL_IB_HCA");
 	ok(a && a->kind == GOLDEN_ACT_SET && !strcmp(a->value, "=mlx5_0,mlx5_3"), "HCA set");
@@ -72,7 +72,7 @@ int main(void)
 	put(&env, "NCCL_IB_HCA", "=mlx5_0,mlx5_3");
 	put(&env, "NCCL_SOCKET_IFNAME", "=eno1");
 	put(&env, "NCCL_IB_GID_INDEX", "3");
-	ok(golden_plan_env(&n2, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan n2");
+	ok(golden_marker_plan(&n2, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan n2");
 	a = find(&plan, "NCCL_IB_HCA");
 	ok(a && a->kind == GOLDEN_ACT_SET && !strcmp(a->value, "=ibp24s0,ibp64s0"),
 	   "inherited golden value recomputed for this node");
@@ -82,14 +82,14 @@ int main(void)
 
 	/* The user changed NCCL_IB_HCA after golden set it: the user's wins. */
 	env.values[1] = "=mlx5_5";
-	ok(golden_plan_env(&n2, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan");
+	ok(golden_marker_plan(&n2, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan");
 	a = find(&plan, "NCCL_IB_HCA");
 	ok(a && a->kind == GOLDEN_ACT_KEEP_USER && !strcmp(a->value, "=mlx5_5"),
 	   "user-changed value kept");
 	ok(!strstr(plan.marker, "NCCL_IB_HCA"), "kept value is not claimed in the marker");
 
 	/* user_env=override sets it anyway, and says so. */
-	ok(golden_plan_env(&n2, GOLDEN_USER_ENV_OVERRIDE, fake_get, &env, &plan) == 0, "plan");
+	ok(golden_marker_plan(&n2, GOLDEN_USER_ENV_OVERRIDE, fake_get, &env, &plan) == 0, "plan");
 	a = find(&plan, "NCCL_IB_HCA");
 	ok(a && a->kind == GOLDEN_ACT_OVERRIDE && !strcmp(a->value, "=ibp24s0,ibp64s0"),
 	   "override replaces the user's value");
@@ -97,7 +97,7 @@ int main(void)
 	/* A user variable golden never set, with no marker at all. */
 	env.n = 0;
 	put(&env, "NCCL_SOCKET_IFNAME", "=ib0");
-	ok(golden_plan_env(&n1, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan");
+	ok(golden_marker_plan(&n1, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan");
 	a = find(&plan, "NCCL_SOCKET_IFNAME");
 	ok(a && a->kind == GOLDEN_ACT_KEEP_USER, "user-set variable respected");
 	a = find(&plan, "NCCL_IB_HCA");
@@ -108,11 +108,11 @@ int main(void)
 	env.n = 0;
 	put(&env, GOLDEN_MARKER_VAR, "NCCL_SOCKET_IFNAME:00000000");
 	put(&env, "NCCL_SOCKET_IFNAME", "=ib0");
-	ok(golden_plan_env(&n1, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan");
+	ok(golden_marker_plan(&n1, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan");
 	a = find(&plan, "NCCL_SOCKET_IFNAME");
 	ok(a && a->kind == GOLDEN_ACT_KEEP_USER, "wrong fingerprint is not golden's");
 
-	golden_result_free(&n1);
-	golden_result_free(&n2);
+	golden_decision_free(&n1);
+	golden_decision_free(&n2);
 	return done_testing();
 }

@@ -124,7 +124,7 @@ static struct golden_topo *node(int ngpus, const char *model, int nrails, enum g
 }
 
 /* "NAME=VALUE\n" for every variable, as `golden env` prints them. */
-static const char *env_text(const struct golden_result *res)
+static const char *env_text(const struct golden_decision *res)
 {
 	static char buf[4096];
 
@@ -138,7 +138,8 @@ static const char *env_text(const struct golden_result *res)
 	return buf;
 }
 
-static const struct golden_candidate *cand(const struct golden_result *res, const char *name)
+static const struct golden_decision_candidate *cand(const struct golden_decision *res,
+                                                    const char *name)
 {
 	for (int i = 0; i < res->ncandidates; i++)
 		if (!strcmp(res->candidates[i].recipe, name))
@@ -146,10 +147,10 @@ static const struct golden_candidate *cand(const struct golden_result *res, cons
 	return NULL;
 }
 
-static bool note_has(const struct golden_result *res, const char *name, const char *a,
+static bool note_has(const struct golden_decision *res, const char *name, const char *a,
                      const char *b)
 {
-	const struct golden_candidate *c = cand(res, name);
+	const struct golden_decision_candidate *c = cand(res, name);
 	bool found = c && c->note && strstr(c->note, a) && (!b || strstr(c->note, b));
 
 	if (!found)
@@ -159,11 +160,11 @@ static bool note_has(const struct golden_result *res, const char *name, const ch
 
 /* Select and render over T; returns the winner's name or NULL. */
 static const char *choose(const struct golden_recipe_set *set, const struct golden_topo *t,
-                          struct golden_result *res, struct golden_err *err)
+                          struct golden_decision *res, struct golden_err *err)
 {
 	const struct golden_recipe *w;
 
-	golden_result_init(res);
+	golden_decision_init(res);
 	memset(err, 0, sizeof(*err));
 	w = golden_recipe_select(set, t, res, err);
 	if (!w)
@@ -274,7 +275,7 @@ static void load_shipped(struct golden_recipe_set *set)
 static void test_hgx(const struct golden_recipe_set *set)
 {
 	struct golden_topo *t = node(8, "H100 SXM5 80GB", 8, GOLDEN_NIC_IB, true);
-	struct golden_result res;
+	struct golden_decision res;
 	struct golden_err err;
 
 	is(choose(set, t, &res, &err), "hgx-h100-h200-ib", "8x H100 + 8 IB rails: hgx wins (%s)",
@@ -295,20 +296,20 @@ static void test_hgx(const struct golden_recipe_set *set)
 	ok(cand(&res, "generic-roce") && !cand(&res, "generic-roce")->matched,
 	   "generic-roce did not match");
 	ok(note_has(&res, "generic-socket", "wants none", NULL), "generic-socket: wrong fabric");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	golden_strlcpy(t->gpus[3].model, "H200 SXM 141GB", sizeof(t->gpus[3].model));
 	is(choose(set, t, &res, &err), "hgx-h100-h200-ib", "H100 and H200 models both match");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	for (int i = 0; i < 8; i++)
 		golden_strlcpy(t->gpus[i].model, "H200 SXM 141GB", sizeof(t->gpus[i].model));
 	is(choose(set, t, &res, &err), "hgx-h100-h200-ib", "8x H200 matches");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	t->nvswitches = 0;
 	is(choose(set, t, &res, &err), "generic-ib", "no NVSwitch: generic-ib");
 	ok(note_has(&res, "hgx-h100-h200-ib", "nvswitch", NULL), "hgx note says nvswitch");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	free(t);
 
 	/* Only 6 rails. */
@@ -316,21 +317,21 @@ static void test_hgx(const struct golden_recipe_set *set)
 	is(choose(set, t, &res, &err), "generic-ib", "6 rails: generic-ib");
 	ok(note_has(&res, "hgx-h100-h200-ib", "compute_nic_count: 6", ">= 8"),
 	   "hgx note says 6 compute devices, wants >= 8");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	free(t);
 
 	/* No GPUs at all. */
 	t = node(0, "", 8, GOLDEN_NIC_IB, true);
 	is(choose(set, t, &res, &err), "generic-ib", "no GPUs: not hgx");
 	ok(note_has(&res, "hgx-h100-h200-ib", "no GPUs", NULL), "hgx note: no GPUs");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	free(t);
 }
 
 static void test_generic(const struct golden_recipe_set *set)
 {
 	struct golden_topo *t = node(4, "A100-SXM4-80GB", 4, GOLDEN_NIC_IB, true);
-	struct golden_result res;
+	struct golden_decision res;
 	struct golden_err err;
 	char why[512];
 
@@ -343,11 +344,11 @@ static void test_generic(const struct golden_recipe_set *set)
 	                          sizeof(why)) &&
 	       strstr(why, "recipe wants H100* | H200*"),
 	   "matches() says which patterns were wanted: %s", why);
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	/* Required fact empty: the recipe fails to render, res untouched. */
 	t->bootstrap_if[0] = '\0';
-	golden_result_init(&res);
+	golden_decision_init(&res);
 	memset(&err, 0, sizeof(err));
 	ok(golden_recipe_render(golden_recipe_find(set, "generic-ib"), t, &res, &err) == -1,
 	   "no bootstrap interface: render fails");
@@ -356,7 +357,7 @@ static void test_generic(const struct golden_recipe_set *set)
 	   "this node",
 	   "render error names the variable and the fact");
 	ok(res.nvars == 0 && res.recipe == NULL, "a failed render leaves res alone");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	free(t);
 
 	/* RoCE, every port on GID 3; no NVSwitch, so not hgx-roce. */
@@ -371,23 +372,23 @@ static void test_generic(const struct golden_recipe_set *set)
 	   "generic-roce env with GID 3");
 	ok(note_has(&res, "hgx-h100-h200-ib", "compute_nic_kind", "roce"), "hgx: not IB");
 	ok(note_has(&res, "hgx-roce", "nvswitch", NULL), "hgx-roce: no NVSwitch");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	/* Mixed GIDs: the optional variable is skipped, the recipe still renders. */
 	t->nics[3].ports[0].roce_v2_gid = 5;
 	is(choose(set, t, &res, &err), "generic-roce", "mixed GIDs: still generic-roce");
-	ok(!golden_result_getvar(&res, "NCCL_IB_GID_INDEX") && res.nvars == 4,
+	ok(!golden_decision_getvar(&res, "NCCL_IB_GID_INDEX") && res.nvars == 4,
 	   "mixed GIDs: NCCL_IB_GID_INDEX skipped, the other 4 set");
 	ok(note_has(&res, "generic-roce", "skipped optional NCCL_IB_GID_INDEX", "roce_gid_index"),
 	   "the winner's note says which optional variable was skipped and why");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	free(t);
 
 	/* No compute NIC: only storage HCAs and eno1. */
 	t = node(8, "L40S", 0, GOLDEN_NIC_IB, false);
 	is(choose(set, t, &res, &err), "generic-socket", "no compute NIC: generic-socket");
 	is(env_text(&res), "NCCL_IB_DISABLE=1\nNCCL_SOCKET_IFNAME==eno1\n", "generic-socket env");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	free(t);
 
 	/* EFA on an instance type no AWS recipe names (aws-ofi-nccl configures itself). */
@@ -397,7 +398,7 @@ static void test_generic(const struct golden_recipe_set *set)
 	   "EFA node: no recipe matches (%s)", err.msg);
 	is_int(res.ncandidates, 16, "still every candidate with a note");
 	ok(note_has(&res, "generic-socket", "fabric is efa", NULL), "socket: fabric is efa");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	free(t);
 }
 
@@ -407,7 +408,7 @@ static void test_full_fixture(void)
 {
 	struct golden_recipe r;
 	struct golden_err err = {{0}};
-	struct golden_result res;
+	struct golden_decision res;
 	struct golden_topo *t;
 	char path[1200], why[512];
 
@@ -432,7 +433,7 @@ static void test_full_fixture(void)
 	t->pcie_flat = true;
 	golden_strlcpy(t->dmi_product, "PowerEdge XE8640", sizeof(t->dmi_product));
 	ok(golden_recipe_matches(&r, t, why, sizeof(why)), "full matches its node: %s", why);
-	golden_result_init(&res);
+	golden_decision_init(&res);
 	ok(golden_recipe_render(&r, t, &res, &err) == 0, "full renders: %s", err.msg);
 	is(env_text(&res),
 	   "NCCL_DEBUG_FILE=/tmp/nccl-{4}-%h.log\n"
@@ -440,7 +441,7 @@ static void test_full_fixture(void)
 	   "NCCL_IB_HCA==mlx5_0:1,mlx5_3:1,mlx5_4:1,mlx5_5:1\n"
 	   "NCCL_IB_TC=106\n",
 	   "full env: ports, GID, literal braces, literal value");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 
 	/* Each rule can fail on its own. */
 	golden_strlcpy(t->dmi_product, "PowerEdge R750", sizeof(t->dmi_product));
@@ -786,7 +787,7 @@ static void test_lint(const struct golden_recipe_set *shipped)
 {
 	struct golden_recipe_set set = {0, NULL};
 	struct golden_err err = {{0}};
-	struct golden_result res;
+	struct golden_decision res;
 	struct golden_topo *t;
 
 	ok(overlap("{\"compute_nic_kind\": \"ib\", \"gpu_count\": {\"min\": 4}}",
@@ -846,14 +847,14 @@ static void test_lint(const struct golden_recipe_set *shipped)
 
 	/* Selection on a node both match: broken by name, and said so. */
 	t = node(8, "H100 SXM5 80GB", 8, GOLDEN_NIC_IB, true);
-	golden_result_init(&res);
+	golden_decision_init(&res);
 	ok(golden_recipe_select(&set, t, &res, &err) == golden_recipe_find(&set, "tie-a"),
 	   "a tie goes to the first name");
 	ok(note_has(&res, "tie-a", "tied with 1 other recipe", "lint reports this tie"),
 	   "winner's note mentions the tie");
 	ok(note_has(&res, "tie-b", "lost to tie-a: tie at specificity 2", "sorts first by name"),
 	   "loser's note says why it lost");
-	golden_result_free(&res);
+	golden_decision_free(&res);
 	free(t);
 
 	memset(&err, 0, sizeof(err));
@@ -891,30 +892,32 @@ static void test_templates(void)
 	struct golden_topo *t = new_topo();
 	char out[256], fact[64], why[512];
 
-	is_int(golden_template_check("plain", why, sizeof(why)), 0, "literal: 0 facts");
-	is_int(golden_template_check("={compute_hcas},{bootstrap_if}", why, sizeof(why)), 2,
+	is_int(golden_recipe_template_check("plain", why, sizeof(why)), 0, "literal: 0 facts");
+	is_int(golden_recipe_template_check("={compute_hcas},{bootstrap_if}", why, sizeof(why)), 2,
 	       "2 fact references");
-	is_int(golden_template_check("a{{b}}c", why, sizeof(why)), 0, "escaped braces are literal");
-	ok(golden_template_check("{nope}", why, sizeof(why)) == -1 &&
+	is_int(golden_recipe_template_check("a{{b}}c", why, sizeof(why)), 0,
+	       "escaped braces are literal");
+	ok(golden_recipe_template_check("{nope}", why, sizeof(why)) == -1 &&
 	       strstr(why, "unknown fact {nope}; expected one of: compute_hcas"),
 	   "unknown fact: %s", why);
-	ok(golden_template_check("x{", why, sizeof(why)) == -1 && strstr(why, "unterminated"),
+	ok(golden_recipe_template_check("x{", why, sizeof(why)) == -1 &&
+	       strstr(why, "unterminated"),
 	   "unterminated: %s", why);
-	ok(golden_template_check("x}", why, sizeof(why)) == -1 && strstr(why, "lone '}'"),
+	ok(golden_recipe_template_check("x}", why, sizeof(why)) == -1 && strstr(why, "lone '}'"),
 	   "lone brace: %s", why);
-	ok(golden_template_check("{Bad Name}", why, sizeof(why)) == -1 &&
+	ok(golden_recipe_template_check("{Bad Name}", why, sizeof(why)) == -1 &&
 	       strstr(why, "not a fact reference"),
 	   "not a fact name: %s", why);
-	ok(golden_template_expand("x{{{bootstrap_if}}}", t, out, sizeof(out), fact, sizeof(fact),
-	                          why, sizeof(why)) == 0 &&
+	ok(golden_recipe_template_expand("x{{{bootstrap_if}}}", t, out, sizeof(out), fact,
+	                                 sizeof(fact), why, sizeof(why)) == 0 &&
 	       !strcmp(out, "x{eno1}"),
 	   "expand with braces: %s", out);
-	ok(golden_template_expand("={roce_gid_index}", t, out, sizeof(out), fact, sizeof(fact), why,
-	                          sizeof(why)) == 1 &&
+	ok(golden_recipe_template_expand("={roce_gid_index}", t, out, sizeof(out), fact,
+	                                 sizeof(fact), why, sizeof(why)) == 1 &&
 	       !strcmp(fact, "roce_gid_index"),
 	   "an empty fact: 1 and its name");
-	ok(golden_template_expand("0123456789{bootstrap_if}", t, out, 8, fact, sizeof(fact), why,
-	                          sizeof(why)) == -1 &&
+	ok(golden_recipe_template_expand("0123456789{bootstrap_if}", t, out, 8, fact, sizeof(fact),
+	                                 why, sizeof(why)) == -1 &&
 	       strstr(why, "longer than"),
 	   "overflow: -1 (%s)", why);
 	free(t);

@@ -1,4 +1,4 @@
-/* lib/check_fabric.c: ib-ports, ib-counters, efa, bootstrap, gpudirect
+/* lib/health/check_fabric.c: ib-ports, ib-counters, efa, bootstrap, gpudirect
  * against sysroot trees built here and hand-made topologies. */
 #include <config.h>
 
@@ -20,7 +20,7 @@
 
 static char root[] = "/tmp/golden-test-fabric-XXXXXX";
 static char state_dir[4200];
-static struct golden_hc_conf conf;
+static struct golden_conf conf;
 static struct golden_topo *topo;
 static struct golden_check_ctx ctx;
 static struct golden_check_result r;
@@ -172,7 +172,7 @@ static void reset_fixture(void)
 	put("/proc/net/if_inet6", "00000000000000000000000000000001 01 80 10 80       lo");
 	put("/sys/module/nvidia_peermem/version", "550.54.15");
 
-	golden_hc_conf_init(&conf);
+	golden_conf_init(&conf);
 	snprintf(state_dir, sizeof(state_dir), "%s/var/lib/golden/node1", root);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.conf = &conf;
@@ -204,8 +204,10 @@ static void run(const char *name)
 
 #define expect(st, act, want_code, what)                                                           \
 	do {                                                                                       \
-		is(golden_status_name(r.status), golden_status_name(st), "%s: status", what);      \
-		is(golden_action_name(r.action), golden_action_name(act), "%s: action", what);     \
+		is(golden_check_status_name(r.status), golden_check_status_name(st), "%s: status", \
+		   what);                                                                          \
+		is(golden_check_action_name(r.action), golden_check_action_name(act),              \
+		   "%s: action", what);                                                            \
 		is(r.code, want_code, "%s: code", what);                                           \
 		if (r.status != (st))                                                              \
 			diag("detail: %s", r.detail);                                              \
@@ -550,8 +552,8 @@ static void test_gpudirect(void)
 	                                   "535.104.05  Sat Aug 19 01:15:15 UTC 2023");
 	run("gpudirect");
 	expect(GOLDEN_ST_FAIL, GOLDEN_ACTION_DRAIN, "gdr unavailable", "proprietary module");
-	ok(golden_gdr_available(root, how, sizeof(how)) == 0 && strstr(how, "5.12"),
-	   "golden_gdr_available says why not: %s", how);
+	ok(golden_fabric_gdr_available(root, how, sizeof(how)) == 0 && strstr(how, "5.12"),
+	   "golden_fabric_gdr_available says why not: %s", how);
 
 	/* Not applicable: no GPUs, or no compute RDMA NIC. */
 	topo->ngpus = 0;

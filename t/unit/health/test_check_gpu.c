@@ -34,7 +34,7 @@ static const char *const busids[8] = {"0000:1b:00.0", "0000:43:00.0", "0000:52:0
 static const char *srcdir;
 static char fakedir[4096];
 static struct golden_topo *topo;
-static struct golden_hc_conf conf;
+static struct golden_conf conf;
 
 static struct golden_topo *make_topo(int ngpus)
 {
@@ -100,10 +100,12 @@ static void expect_t(const char *fixture, const char *check, const struct golden
 	int good = 1;
 
 	run_with(fixture, check, t, GOLDEN_PHASE_PROLOG, &res);
-	good &= is(golden_status_name(res.status), golden_status_name(st), "%s %s: status %s",
-	           fixture ? fixture : "(no state)", check, golden_status_name(st));
-	good &= is(golden_action_name(res.action), golden_action_name(action), "%s %s: action %s",
-	           fixture ? fixture : "(no state)", check, golden_action_name(action));
+	good &= is(golden_check_status_name(res.status), golden_check_status_name(st),
+	           "%s %s: status %s", fixture ? fixture : "(no state)", check,
+	           golden_check_status_name(st));
+	good &= is(golden_check_action_name(res.action), golden_check_action_name(action),
+	           "%s %s: action %s", fixture ? fixture : "(no state)", check,
+	           golden_check_action_name(action));
 	good &=
 	    is(res.code, code, "%s %s: code '%s'", fixture ? fixture : "(no state)", check, code);
 	if (!good)
@@ -171,10 +173,10 @@ static int child_main(const char *mode)
 		struct golden_topo *t = make_topo(mode[13] == '8' ? 8 : 0);
 		struct golden_check_result res;
 
-		golden_hc_conf_init(&conf);
+		golden_conf_init(&conf);
 		run_with(NULL, "gpu-count", t, GOLDEN_PHASE_PROLOG, &res);
-		printf("%s|%s|%s|%s\n", golden_status_name(res.status),
-		       golden_action_name(res.action), res.code, res.detail);
+		printf("%s|%s|%s|%s\n", golden_check_status_name(res.status),
+		       golden_check_action_name(res.action), res.code, res.detail);
 		free(t);
 		return 0;
 	}
@@ -415,7 +417,7 @@ int main(int argc, char **argv)
 	if (!srcdir || !*srcdir)
 		srcdir = ".";
 	unsetenv("SLURM_JOB_GPUS");
-	golden_hc_conf_init(&conf);
+	golden_conf_init(&conf);
 	topo = make_topo(8);
 	notopo = make_topo(0);
 

@@ -18,13 +18,13 @@ static void chk_ok(const struct golden_check_ctx *ctx, struct golden_check_resul
 
 static void chk_fail(const struct golden_check_ctx *ctx, struct golden_check_result *r)
 {
-	golden_result_fail(r, GOLDEN_ACTION_DRAIN_RESET, "gpu1 ecc-dbe", "node %s", ctx->node);
+	golden_check_fail(r, GOLDEN_ACTION_DRAIN_RESET, "gpu1 ecc-dbe", "node %s", ctx->node);
 }
 
 static void chk_warn(const struct golden_check_ctx *ctx, struct golden_check_result *r)
 {
 	(void)ctx;
-	golden_result_warn(r, "gpu0 xid13", "app error");
+	golden_check_warn(r, "gpu0 xid13", "app error");
 }
 
 static void chk_hang(const struct golden_check_ctx *ctx, struct golden_check_result *r)
@@ -48,7 +48,7 @@ static void chk_mem(const struct golden_check_ctx *ctx, struct golden_check_resu
 {
 	(void)ctx;
 	/* Checks may write anywhere in their own memory: the caller's is safe. */
-	golden_result_fail(r, GOLDEN_ACTION_DRAIN, "mlx5_4 p1 down", "state 1: DOWN");
+	golden_check_fail(r, GOLDEN_ACTION_DRAIN, "mlx5_4 p1 down", "state 1: DOWN");
 }
 
 static const struct golden_check c_ok = {"t-ok", GOLDEN_CHK_GPU, chk_ok, 2000, 7};
@@ -63,9 +63,6 @@ int main(void)
 	struct golden_run_report *rep = malloc(sizeof(*rep));
 	struct golden_check_ctx ctx = {0};
 	const struct golden_check *list[6];
-	const struct golden_check *sel[GOLDEN_MAX_CHECKS];
-	struct golden_hc_conf conf;
-	int n;
 
 	ctx.node = "n7";
 	list[0] = &c_ok;
@@ -111,35 +108,6 @@ int main(void)
 		   "budget exceeded is said so: %s", rep->out[0].res.detail);
 	}
 
-	/* Selection by phase and config. */
-	golden_hc_conf_init(&conf);
-	n = golden_checks_select(&conf, GOLDEN_PHASE_PROLOG, sel, GOLDEN_MAX_CHECKS);
-	ok(n > 5, "built-in prolog checks selected (%d)", n);
-	ok(golden_check_find("xid") && golden_check_find("gpu-count") &&
-	       golden_check_find("ib-ports") && golden_check_find("mounts"),
-	   "every module registered");
-	ok(!golden_check_find("no-such-check"), "unknown name");
-	{
-		int with = 0, without = 0;
-
-		for (int i = 0; i < n; i++)
-			with += !strcmp(sel[i]->name, "gpu-procs");
-		n = golden_checks_select(&conf, GOLDEN_PHASE_EPILOG, sel, GOLDEN_MAX_CHECKS);
-		for (int i = 0; i < n; i++)
-			without += !strcmp(sel[i]->name, "gpu-procs");
-		ok(with == 1 && without == 0, "leftover-process check runs in the prolog only");
-	}
-	conf.nchecks = 1;
-	strcpy(conf.checks[0].name, "xid");
-	conf.checks[0].disabled = true;
-	n = golden_checks_select(&conf, GOLDEN_PHASE_PROLOG, sel, GOLDEN_MAX_CHECKS);
-	{
-		int found = 0;
-
-		for (int i = 0; i < n; i++)
-			found += !strcmp(sel[i]->name, "xid");
-		ok(!found, "check.xid = off removes it");
-	}
 	free(rep);
 	return done_testing();
 }

@@ -1,4 +1,4 @@
-/* lib/check_storage.c: the mounts check. "Mounted" comes from a fixture
+/* lib/health/check_storage.c: the mounts check. "Mounted" comes from a fixture
  * mount table under a sysroot; statfs runs on real paths ("/" and
  * directories made here). A hanging statfs (dead NFS server) cannot be made
  * without root; the runner's tests cover deadlines with a sleeping check. */
@@ -19,7 +19,7 @@
 #include "t/unit/tap.h"
 
 static char root[] = "/tmp/golden-test-storage-XXXXXX";
-static struct golden_hc_conf conf;
+static struct golden_conf conf;
 static struct golden_check_ctx ctx;
 static struct golden_check_result r;
 
@@ -84,8 +84,10 @@ static void set_mounts(int n, const char *const *m)
 
 #define expect(st, act, want_code, what)                                                           \
 	do {                                                                                       \
-		is(golden_status_name(r.status), golden_status_name(st), "%s: status", what);      \
-		is(golden_action_name(r.action), golden_action_name(act), "%s: action", what);     \
+		is(golden_check_status_name(r.status), golden_check_status_name(st), "%s: status", \
+		   what);                                                                          \
+		is(golden_check_action_name(r.action), golden_check_action_name(act),              \
+		   "%s: action", what);                                                            \
 		is(r.code, want_code, "%s: code", what);                                           \
 		if (r.status != (st))                                                              \
 			diag("detail: %s", r.detail);                                              \
@@ -137,7 +139,7 @@ static void test_mounts(const char *spacedir, const char *spacedir_escaped)
 	         spacedir_escaped);
 	put("/proc/self/mounts", table);
 
-	golden_hc_conf_init(&conf);
+	golden_conf_init(&conf);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.conf = &conf;
 	ctx.sysroot = root;
@@ -154,7 +156,7 @@ static void test_mounts(const char *spacedir, const char *spacedir_escaped)
 
 	/* Listed but not a real path here: statfs reports it. */
 	memset(&r, 0, sizeof(r));
-	ok(golden_check_mount_one("/golden-no-such-mount-point", root, &r) < 0,
+	ok(golden_storage_check_mount("/golden-no-such-mount-point", root, &r) < 0,
 	   "mount_one fails when statfs fails");
 	expect(GOLDEN_ST_FAIL, GOLDEN_ACTION_DRAIN, "/golden-no-such-mount-point statfs ENOENT",
 	       "statfs error");
@@ -175,8 +177,8 @@ static void test_mounts(const char *spacedir, const char *spacedir_escaped)
 	run_mounts();
 	expect(GOLDEN_ST_FAIL, GOLDEN_ACTION_DRAIN, "/lustre/ not-mounted",
 	       "trailing slash, absent");
-	ok(golden_mount_listed(root, "/lustre/") == 0, "listed: /lustre/ not listed");
-	ok(golden_mount_listed(root, "//") == 1, "listed: // is /");
+	ok(golden_storage_mount_listed(root, "/lustre/") == 0, "listed: /lustre/ not listed");
+	ok(golden_storage_mount_listed(root, "//") == 1, "listed: // is /");
 
 	/* Octal-escaped mount point with a space, on a real directory. */
 	snprintf(table, sizeof(table),
@@ -184,11 +186,12 @@ static void test_mounts(const char *spacedir, const char *spacedir_escaped)
 	         "server:/export/data %s nfs4 rw,vers=4.2 0 0\n",
 	         spacedir_escaped);
 	put("/proc/self/mounts", table);
-	ok(golden_mount_listed(root, spacedir) == 1, "escaped mount point found: %s", spacedir);
+	ok(golden_storage_mount_listed(root, spacedir) == 1, "escaped mount point found: %s",
+	   spacedir);
 	memset(&r, 0, sizeof(r));
-	ok(golden_check_mount_one(spacedir, root, &r) == 0, "mount_one on the spaced path");
+	ok(golden_storage_check_mount(spacedir, root, &r) == 0, "mount_one on the spaced path");
 	expect(GOLDEN_ST_OK, GOLDEN_ACTION_NONE, "", "escaped mount point with a space");
-	ok(golden_mount_listed(root, spacedir_escaped) == 0,
+	ok(golden_storage_mount_listed(root, spacedir_escaped) == 0,
 	   "the escaped spelling itself is not a mount point");
 
 	/* Several bad mounts: the first is the code, the count in the detail. */
@@ -204,21 +207,21 @@ static void test_mounts(const char *spacedir, const char *spacedir_escaped)
 	/* /proc/mounts when /proc/self/mounts is missing. */
 	put("/proc/self/mounts", NULL);
 	put("/proc/mounts", "rootfs / rootfs rw 0 0\nfs@tcp:/x /scratch lustre rw 0 0\n");
-	ok(golden_mount_listed(root, "/scratch") == 1, "falls back to /proc/mounts");
+	ok(golden_storage_mount_listed(root, "/scratch") == 1, "falls back to /proc/mounts");
 	set_mounts(1, one_root);
 	run_mounts();
 	expect(GOLDEN_ST_OK, GOLDEN_ACTION_NONE, "", "/ via /proc/mounts");
 
 	/* No mount table at all: cannot tell, so warn (statfs still answered). */
 	put("/proc/mounts", NULL);
-	ok(golden_mount_listed(root, "/") == -1, "no table: -1");
+	ok(golden_storage_mount_listed(root, "/") == -1, "no table: -1");
 	run_mounts();
 	expect(GOLDEN_ST_WARN, GOLDEN_ACTION_NONE, "/ unverified", "no mount table");
 
 	/* The real root's table (NULL sysroot) always lists /. */
-	ok(golden_mount_listed(NULL, "/") == 1, "real /proc/self/mounts lists /");
+	ok(golden_storage_mount_listed(NULL, "/") == 1, "real /proc/self/mounts lists /");
 	memset(&r, 0, sizeof(r));
-	ok(golden_check_mount_one("/", NULL, &r) == 0 && r.status == GOLDEN_ST_OK,
+	ok(golden_storage_check_mount("/", NULL, &r) == 0 && r.status == GOLDEN_ST_OK,
 	   "mount_one(/) on the real root");
 }
 

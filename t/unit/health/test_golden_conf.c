@@ -10,22 +10,22 @@
 #include "health/golden_conf.h"
 #include "t/unit/tap.h"
 
-static char path[] = "/tmp/golden-hcconf-XXXXXX";
+static char path[] = "/tmp/golden-conf-XXXXXX";
 
-static int load_text(const char *text, struct golden_hc_conf *c, struct golden_err *e)
+static int load_text(const char *text, struct golden_conf *c, struct golden_err *e)
 {
 	FILE *f = fopen(path, "w");
 
 	fputs(text, f);
 	fclose(f);
 	memset(e, 0, sizeof(*e));
-	golden_hc_conf_init(c);
-	return golden_hc_conf_load(path, false, c, e);
+	golden_conf_init(c);
+	return golden_conf_load(path, false, c, e);
 }
 
 int main(void)
 {
-	struct golden_hc_conf c;
+	struct golden_conf c;
 	struct golden_err e;
 	int fd = mkstemp(path);
 	int dl;
@@ -53,12 +53,12 @@ int main(void)
 	ok(c.xid_scope_node_gpus, "xid_scope");
 	is(c.topology, "/fx/%n/topo.xml", "topology kept as template");
 	is(c.scontrol, "/opt/slurm/bin/scontrol", "scontrol path");
-	ok(golden_hc_conf_xid(&c, 31) && golden_hc_conf_xid(&c, 31)->action == GOLDEN_ACTION_DRAIN,
+	ok(golden_conf_xid(&c, 31) && golden_conf_xid(&c, 31)->action == GOLDEN_ACTION_DRAIN,
 	   "xid.31 = drain");
-	ok(golden_hc_conf_xid(&c, 13) && golden_hc_conf_xid(&c, 13)->ignore, "xid.13 = ignore");
-	ok(!golden_hc_conf_xid(&c, 79), "no override for 79");
+	ok(golden_conf_xid(&c, 13) && golden_conf_xid(&c, 13)->ignore, "xid.13 = ignore");
+	ok(!golden_conf_xid(&c, 79), "no override for 79");
 	{
-		bool on = golden_hc_conf_check(&c, &chk, &dl, &ph);
+		bool on = golden_conf_check(&c, &chk, &dl, &ph);
 
 		ok(on && dl == 500 && ph == GOLDEN_PHASE_EPILOG,
 		   "check override: deadline %d, phases %u", dl, ph);
@@ -66,10 +66,10 @@ int main(void)
 	{
 		const struct golden_check m = {"mounts", GOLDEN_CHK_STORAGE, NULL, 3000, 7};
 
-		ok(!golden_hc_conf_check(&c, &m, &dl, &ph), "check.mounts = off disables it");
+		ok(!golden_conf_check(&c, &m, &dl, &ph), "check.mounts = off disables it");
 	}
 
-	golden_hc_conf_init(&c);
+	golden_conf_init(&c);
 	is_int(c.expected_gpus, -1, "default: GPUs from PCI");
 	ok(!c.xid_scope_node_gpus, "default xid scope: all");
 
@@ -92,15 +92,15 @@ int main(void)
 	ok(load_text("link_layer = infiniband\n", &c, &e) < 0, "link layer is case-exact");
 
 	memset(&e, 0, sizeof(e));
-	golden_hc_conf_init(&c);
-	ok(golden_hc_conf_load("/nonexistent/golden.conf", false, &c, &e) < 0 &&
+	golden_conf_init(&c);
+	ok(golden_conf_load("/nonexistent/golden.conf", false, &c, &e) < 0 &&
 	       strstr(e.msg, "/nonexistent/golden.conf"),
 	   "missing file named: %s", e.msg);
 	if (geteuid() == 0) {
 		load_text("gpus = 1\n", &c, &e);
 		chmod(path, 0666);
 		memset(&e, 0, sizeof(e));
-		ok(golden_hc_conf_load(path, true, &c, &e) < 0 &&
+		ok(golden_conf_load(path, true, &c, &e) < 0 &&
 		       strstr(e.msg, "not group/world-writable"),
 		   "world-writable config refused: %s", e.msg);
 	} else {

@@ -23,22 +23,22 @@ int main(void)
 	rep.out[1].chk = &chk_ib;
 	ok(golden_reason_format(&rep, buf, sizeof(buf)) < 0, "all ok: no reason");
 
-	golden_result_warn(&rep.out[0].res, "gpu0 xid13", "app error");
+	golden_check_warn(&rep.out[0].res, "gpu0 xid13", "app error");
 	rep.worst = 0;
 	ok(golden_reason_format(&rep, buf, sizeof(buf)) < 0, "warnings never drain");
 
-	golden_result_fail(&rep.out[0].res, GOLDEN_ACTION_DRAIN_REBOOT, "gpu3 xid79 offbus",
-	                   "GPU 0000:3b:00.0 fell off the bus");
+	golden_check_fail(&rep.out[0].res, GOLDEN_ACTION_DRAIN_REBOOT, "gpu3 xid79 offbus",
+	                  "GPU 0000:3b:00.0 fell off the bus");
 	ok(golden_reason_format(&rep, buf, sizeof(buf)) == 0, "a failure gives a reason");
 	is(buf, "gpu3 xid79 offbus; reboot [golden]", "component and fault first, action, marker");
 	ok(!strncmp(buf, "gpu3 xid79 offbus", 17),
 	   "the 20 characters sinfo -R shows name it: '%.20s'", buf);
 
-	golden_result_fail(&rep.out[1].res, GOLDEN_ACTION_DRAIN, "mlx5_4 p1 down", "port down");
+	golden_check_fail(&rep.out[1].res, GOLDEN_ACTION_DRAIN, "mlx5_4 p1 down", "port down");
 	ok(golden_reason_format(&rep, buf, sizeof(buf)) == 0, "two failures");
 	is(buf, "gpu3 xid79 offbus +1 more; reboot [golden]", "the worst leads, the rest counted");
 
-	golden_result_fail(&rep.out[0].res, GOLDEN_ACTION_DRAIN_REBOOT, "x", "y");
+	golden_check_fail(&rep.out[0].res, GOLDEN_ACTION_DRAIN_REBOOT, "x", "y");
 	is(rep.out[0].res.code, "gpu3 xid79 offbus",
 	   "a result keeps its first problem of equal rank");
 
@@ -54,7 +54,7 @@ int main(void)
 
 		memset(lng, 'a', sizeof(lng) - 1);
 		lng[sizeof(lng) - 1] = '\0';
-		golden_result_fail(&r2.out[1].res, GOLDEN_ACTION_DRAIN_REBOOT, lng, "long");
+		golden_check_fail(&r2.out[1].res, GOLDEN_ACTION_DRAIN_REBOOT, lng, "long");
 		r2.out[0].res.action = GOLDEN_ACTION_DRAIN;
 		r2.worst = 1;
 		ok(golden_reason_format(&r2, buf, sizeof(buf)) == 0 && strlen(buf) < sizeof(buf),
@@ -69,15 +69,16 @@ int main(void)
 	ok(!golden_reason_is_ours("[golden]x forged prefix"), "marker must end our text");
 	ok(!golden_reason_is_ours(NULL), "no reason");
 
-	golden_node_parse("NodeName=n2 Arch=x86_64 State=IDLE+DRAIN ThreadsPerCore=1 "
-	                  "Reason=gpu0 xid79 offbus; reboot [golden] [root@2026-12-02T18:37:29]\n",
-	                  &st);
+	golden_node_state_parse(
+	    "NodeName=n2 Arch=x86_64 State=IDLE+DRAIN ThreadsPerCore=1 "
+	    "Reason=gpu0 xid79 offbus; reboot [golden] [root@2026-12-02T18:37:29]\n",
+	    &st);
 	is(st.state, "IDLE+DRAIN", "state parsed");
 	is(st.reason, "gpu0 xid79 offbus; reboot [golden]", "reason without Slurm's suffix");
 	ok(st.drained_or_down, "drained");
-	golden_node_parse("NodeName=n1 State=MIXED Reason=(null) Comment=x", &st);
+	golden_node_state_parse("NodeName=n1 State=MIXED Reason=(null) Comment=x", &st);
 	ok(!st.drained_or_down && st.reason[0] == '\0', "mixed, no reason");
-	golden_node_parse(
+	golden_node_state_parse(
 	    "NodeName=n1 State=DOWN* Reason=Not responding [slurm@2026-12-02T18:00:00] "
 	    "Comment=(null)",
 	    &st);

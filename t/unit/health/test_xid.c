@@ -283,8 +283,8 @@ static void test_policy(void)
 		classify(line);
 		ok(v.status == pols[i].st && v.action == pols[i].act &&
 		       v.app_error == pols[i].app && v.known && !v.overridden,
-		   "policy xid %d: %s/%s%s", pols[i].xid, golden_status_name(v.status),
-		   golden_action_name(v.action), v.app_error ? " app" : "");
+		   "policy xid %d: %s/%s%s", pols[i].xid, golden_check_status_name(v.status),
+		   golden_check_action_name(v.action), v.app_error ? " app" : "");
 	}
 	classify("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen off the bus.");
 	is(v.tag, "offbus", "79 tag");
@@ -319,8 +319,8 @@ static void test_policy(void)
 		classify(line);
 		ok(ev.recovery_action == rec[i].act && v.status == rec[i].st &&
 		       v.action == rec[i].a && strcmp(v.tag, rec[i].tag) == 0,
-		   "154 to %d: %s/%s %s", rec[i].act, golden_status_name(v.status),
-		   golden_action_name(v.action), v.tag);
+		   "154 to %d: %s/%s %s", rec[i].act, golden_check_status_name(v.status),
+		   golden_check_action_name(v.action), v.tag);
 	}
 	classify("NVRM: Xid (PCI:0000:3b:00): 154, GPU recovery action changed");
 	ok(ev.recovery_action == -1 && v.status == GOLDEN_ST_WARN, "154 unparsed: warn");

@@ -138,44 +138,45 @@ static void test_flap_key(void)
 {
 	char key[64];
 
-	golden_lc_flap_key("xid", "gpu3 xid79 offbus", key, sizeof(key));
+	golden_lifecycle_flap_key("xid", "gpu3 xid79 offbus", key, sizeof(key));
 	is(key, "xid gpu3", "flap key: check and component");
-	golden_lc_flap_key("ib-ports", "mlx5_4 rate 200<400", key, sizeof(key));
+	golden_lifecycle_flap_key("ib-ports", "mlx5_4 rate 200<400", key, sizeof(key));
 	is(key, "ib-ports mlx5_4", "flap key ignores the varying part");
-	golden_lc_flap_key("mounts", "", key, sizeof(key));
+	golden_lifecycle_flap_key("mounts", "", key, sizeof(key));
 	is(key, "mounts", "no code: the check alone");
 }
 
 static void test_waiting(void)
 {
 	struct golden_hold h;
-	struct golden_lc lc = {NULL, "n2", "/nonexistent", NULL, NULL, "test", NULL, NULL, 0};
+	struct golden_lifecycle lc = {NULL,   "n2", "/nonexistent", NULL, NULL,
+	                              "test", NULL, NULL,           0};
 	char buf[320];
 
 	memset(&h, 0, sizeof(h));
-	golden_lc_waiting_for(&lc, &h, buf, sizeof(buf));
+	golden_lifecycle_waiting_for(&lc, &h, buf, sizeof(buf));
 	is(buf, "", "no hold: waits for nothing");
 	h.active = true;
 	h.applied = false;
 	h.attempts = 2;
-	golden_lc_waiting_for(&lc, &h, buf, sizeof(buf));
+	golden_lifecycle_waiting_for(&lc, &h, buf, sizeof(buf));
 	ok(strstr(buf, "slurmctld to take the drain (2 failed attempts") != NULL,
 	   "pending: waits for slurmctld (%s)", buf);
 	h.applied = true;
 	h.cls = GOLDEN_HOLD_REBOOT;
 	strcpy(h.boot_id, "0e6c6c4a-1111");
-	golden_lc_waiting_for(&lc, &h, buf, sizeof(buf));
+	golden_lifecycle_waiting_for(&lc, &h, buf, sizeof(buf));
 	ok(strstr(buf, "a reboot (boot id still 0e6c6c4a...)") != NULL, "reboot: %s", buf);
 	h.cls = GOLDEN_HOLD_RESET;
 	strcpy(h.gpu_busid, "0000:3b:00.0");
-	golden_lc_waiting_for(&lc, &h, buf, sizeof(buf));
+	golden_lifecycle_waiting_for(&lc, &h, buf, sizeof(buf));
 	ok(strstr(buf, "GPU reset of 0000:3b:00.0") != NULL, "reset: %s", buf);
 	h.cls = GOLDEN_HOLD_TRANSIENT;
 	strcpy(h.check, "ib-ports");
-	golden_lc_waiting_for(&lc, &h, buf, sizeof(buf));
+	golden_lifecycle_waiting_for(&lc, &h, buf, sizeof(buf));
 	ok(strstr(buf, "ib-ports passes") != NULL, "transient: %s", buf);
 	h.cls = GOLDEN_HOLD_FLAPPING;
-	golden_lc_waiting_for(&lc, &h, buf, sizeof(buf));
+	golden_lifecycle_waiting_for(&lc, &h, buf, sizeof(buf));
 	ok(strstr(buf, "never resumes a flapping node") && strstr(buf, "NodeName=n2"),
 	   "flapping: an operator (%s)", buf);
 }

@@ -3,17 +3,18 @@
 
 #include "spank/plugin_args.h"
 #include "t/unit/tap.h"
+#include "util/nodename.h"
 
-static int parse(struct golden_plugin_conf *c, struct golden_err *e, int ac, char **av)
+static int parse(struct golden_plugin_args *c, struct golden_err *e, int ac, char **av)
 {
 	memset(e, 0, sizeof(*e));
-	golden_plugin_conf_init(c);
-	return golden_plugin_conf_parse(c, ac, av, e);
+	golden_plugin_args_init(c);
+	return golden_plugin_args_parse(c, ac, av, e);
 }
 
 int main(void)
 {
-	struct golden_plugin_conf c;
+	struct golden_plugin_args c;
 	struct golden_err e;
 	char out[256];
 
@@ -94,20 +95,22 @@ int main(void)
 	}
 
 	memset(&e, 0, sizeof(e));
-	ok(golden_expand_node("/fx/%n/root", "n2", out, sizeof(out), &e) == 0, "expand %%n");
+	ok(golden_nodename_expand("/fx/%n/root", "n2", out, sizeof(out), &e) == 0, "expand %%n");
 	is(out, "/fx/n2/root", "node name substituted");
-	ok(golden_expand_node("/a/100%%/%n%n", "x", out, sizeof(out), &e) == 0,
+	ok(golden_nodename_expand("/a/100%%/%n%n", "x", out, sizeof(out), &e) == 0,
 	   "expand %%%% and twice");
 	is(out, "/a/100%/xx", "%% is a literal percent");
-	ok(golden_expand_node("/plain", NULL, out, sizeof(out), &e) == 0, "no %%n needs no node");
+	ok(golden_nodename_expand("/plain", NULL, out, sizeof(out), &e) == 0,
+	   "no %%n needs no node");
 	is(out, "/plain", "unchanged");
 	memset(&e, 0, sizeof(e));
-	ok(golden_expand_node("/fx/%n", "../etc", out, sizeof(out), &e) < 0,
+	ok(golden_nodename_expand("/fx/%n", "../etc", out, sizeof(out), &e) < 0,
 	   "a node name with a slash cannot climb out: %s", e.msg);
 	memset(&e, 0, sizeof(e));
-	ok(golden_expand_node("/fx/%n", "..", out, sizeof(out), &e) < 0, "'..' refused");
+	ok(golden_nodename_expand("/fx/%n", "..", out, sizeof(out), &e) < 0, "'..' refused");
 	memset(&e, 0, sizeof(e));
-	ok(golden_expand_node("/fx/%n", NULL, out, sizeof(out), &e) < 0, "missing node refused");
-	ok(golden_expand_node("/fx/%n/very/long", "n1", out, 8, &e) < 0, "overflow refused");
+	ok(golden_nodename_expand("/fx/%n", NULL, out, sizeof(out), &e) < 0,
+	   "missing node refused");
+	ok(golden_nodename_expand("/fx/%n/very/long", "n1", out, 8, &e) < 0, "overflow refused");
 	return done_testing();
 }

@@ -199,19 +199,21 @@ static void test_numa(void)
 	char p0[4096], p1[4096];
 	unsigned char set[16] = {0};
 
-	ok(golden_cpulist_parse("0-2,5,7-8", set, 16) == 0 && set[0] && set[2] && !set[3] &&
+	ok(golden_stall_cpulist_parse("0-2,5,7-8", set, 16) == 0 && set[0] && set[2] && !set[3] &&
 	       set[5] && set[8] && !set[9],
 	   "cpulist 0-2,5,7-8");
-	ok(golden_cpulist_parse("3-1", set, 16) < 0, "cpulist 3-1 rejected");
-	is_int(golden_numa_map(root, cpu_node, GOLDEN_MAX_CPUS), 2, "two NUMA nodes");
+	ok(golden_stall_cpulist_parse("3-1", set, 16) < 0, "cpulist 3-1 rejected");
+	is_int(golden_stall_numa_map(root, cpu_node, GOLDEN_MAX_CPUS), 2, "two NUMA nodes");
 	ok(cpu_node[3] == 0 && cpu_node[4] == 1 && cpu_node[9] == -1, "cpu -> node");
 	snprintf(p0, sizeof(p0), "%s/stat-0", root);
 	snprintf(p1, sizeof(p1), "%s/stat-1", root);
-	ok(golden_cpustat_read(p0, &a) == 0 && golden_cpustat_read(p1, &b) == 0, "samples read");
-	is_int(golden_numa_sys_pct(&a, &b, cpu_node, pct, 2), 2, "both nodes sampled");
+	ok(golden_stall_cpustat_read(p0, &a) == 0 && golden_stall_cpustat_read(p1, &b) == 0,
+	   "samples read");
+	is_int(golden_stall_numa_sys_pct(&a, &b, cpu_node, pct, 2), 2, "both nodes sampled");
 	ok(pct[0] > 4 && pct[0] < 6, "numa0 5%% system (%.1f)", pct[0]);
 	ok(pct[1] > 97 && pct[1] < 99, "numa1 98%% system (%.1f)", pct[1]);
-	is_int(golden_numa_sys_pct(&a, &a, cpu_node, pct, 2), 0, "a static file gives no sample");
+	is_int(golden_stall_numa_sys_pct(&a, &a, cpu_node, pct, 2), 0,
+	       "a static file gives no sample");
 }
 
 static void test_detect(void)
@@ -353,9 +355,9 @@ static void test_exposure(void)
 	char why[256], text[4096];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		is(golden_kernel_fix_name(
-		       golden_kernel_fix_of(cases[i].a, cases[i].b, cases[i].c, why, sizeof(why))),
-		   golden_kernel_fix_name(cases[i].want), "%d.%d.%d", cases[i].a, cases[i].b,
+		is(golden_exposure_fix_name(golden_exposure_kernel_fix(
+		       cases[i].a, cases[i].b, cases[i].c, why, sizeof(why))),
+		   golden_exposure_fix_name(cases[i].want), "%d.%d.%d", cases[i].a, cases[i].b,
 		   cases[i].c);
 	put("/sys/fs/lustre/version", "2.15.4\n");
 	golden_exposure_read(root, &e);

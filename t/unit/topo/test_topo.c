@@ -104,8 +104,8 @@ static void dump(const char *fixture)
 
 		diag("  nic %-10s netdev %-10s %-4s %-8s %-12s loc %s rate %g oper '%s' addr %d "
 		     "dflt %d",
-		     n->name, n->netdev, golden_nic_kind_name(n->kind),
-		     golden_nic_class_name(n->cls), n->busid, golden_loc_name(n->gpu_loc),
+		     n->name, n->netdev, golden_topo_nic_kind_name(n->kind),
+		     golden_topo_nic_class_name(n->cls), n->busid, golden_topo_loc_name(n->gpu_loc),
 		     n->rate_gbps, n->operstate, n->has_addr, n->default_route);
 	}
 }
@@ -119,9 +119,9 @@ static void check_rdma(const char *name, const char *netdev, const char *busid,
 
 	is(n->netdev, netdev, "%s: netdev", name);
 	is(n->busid, busid, "%s: busid", name);
-	is_int(n->kind, kind, "%s: kind %s", name, golden_nic_kind_name(kind));
-	is_int(n->cls, cls, "%s: class %s", name, golden_nic_class_name(cls));
-	is_int(n->gpu_loc, loc, "%s: gpu_loc %s", name, golden_loc_name(loc));
+	is_int(n->kind, kind, "%s: kind %s", name, golden_topo_nic_kind_name(kind));
+	is_int(n->cls, cls, "%s: class %s", name, golden_topo_nic_class_name(cls));
+	is_int(n->gpu_loc, loc, "%s: gpu_loc %s", name, golden_topo_loc_name(loc));
 	ok(n->rate_gbps == rate, "%s: rate %g Gb/s (got %g)", name, rate, n->rate_gbps);
 	is_int(n->nports, 1, "%s: one port", name);
 	is_int(n->ports[0].num, 1, "%s: port 1", name);
@@ -449,7 +449,8 @@ static void loc_is(const char *gpu, const char *nicname, enum golden_loc want, c
 
 	if (!ok(g >= 0 && i >= 0, "GPU %s and %s exist", gpu, nicname))
 		return;
-	is_int(topo->loc[g][i], want, "%s - %s: %s (%s)", gpu, nicname, golden_loc_name(want), why);
+	is_int(topo->loc[g][i], want, "%s - %s: %s (%s)", gpu, nicname, golden_topo_loc_name(want),
+	       why);
 }
 
 /* Nothing in an empty sysroot: no operstate, no route, so no interface can
@@ -536,7 +537,7 @@ static void test_real(const char *empty)
 		loc_is("0000:03:00.0", "mlx5_0", GOLDEN_LOC_SYS, "other package");
 		ok(!topo->pcie_flat, "32em64t: not flat");
 		diag("32em64t: mlx5_0 class %s, GPU 84:00.0 nearest %d",
-		     golden_nic_class_name(n->cls),
+		     golden_topo_nic_class_name(n->cls),
 		     gpu_index("0000:84:00.0") >= 0
 		         ? topo->gpus[gpu_index("0000:84:00.0")].nearest_nic
 		         : -2);

@@ -365,7 +365,7 @@ static struct golden_topo *make_topo(void)
 }
 
 static void run_check(const char *fixname, const struct golden_topo *topo,
-                      const struct golden_hc_conf *conf, const char *state, const char *job,
+                      const struct golden_conf *conf, const char *state, const char *job,
                       enum golden_phase phase, struct golden_check_result *res)
 {
 	char path[PATH_MAX];
@@ -385,14 +385,14 @@ static void run_check(const char *fixname, const struct golden_topo *topo,
 	ctx.state_dir = state;
 	memset(res, 0, sizeof(*res));
 	golden_xid_checks[0].fn(&ctx, res);
-	diag("%s: %s %s '%s' | %s", fixname, golden_status_name(res->status),
-	     golden_action_name(res->action), res->code, res->detail);
+	diag("%s: %s %s '%s' | %s", fixname, golden_check_status_name(res->status),
+	     golden_check_action_name(res->action), res->code, res->detail);
 }
 
 static void test_check(void)
 {
 	struct golden_topo *topo = make_topo();
-	struct golden_hc_conf *conf;
+	struct golden_conf *conf;
 	struct golden_check_result res;
 	char state[PATH_MAX];
 

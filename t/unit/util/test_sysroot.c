@@ -1,4 +1,4 @@
-/* lib/sysroot.h: every sysfs/procfs read goes through one root. */
+/* lib/util/sysroot.h: every sysfs/procfs read goes through one root. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
