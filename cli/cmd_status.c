@@ -204,9 +204,9 @@ int cmd_status(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!conf || !l || golden_node_load_conf("golden status", o.config, conf) < 0)
-		goto out;
 	golden_nodename_get(o.node, node, sizeof(node));
+	if (!conf || !l || golden_node_load_conf("golden status", o.config, node, conf, NULL) < 0)
+		goto out;
 	if (golden_node_expand("golden status", "state_dir", conf->state_dir, node, state,
 	                       sizeof(state)) ||
 	    golden_node_expand("golden status", "log", conf->log_path, node, logp, sizeof(logp)) ||

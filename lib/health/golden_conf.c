@@ -10,7 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <fnmatch.h>
 
+#include "util/hostlist.h"
 #include "util/strutil.h"
 
 void golden_conf_init(struct golden_conf *conf)
@@ -191,16 +193,25 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 
 		if (parse_int(key + 4, 1, 100000, &xid))
 			return BAD("%s: %s: expected xid.NUMBER", where, key);
-		if (c->nxid >= GOLDEN_MAX_XID_OVERRIDES)
+		struct golden_xid_override *o = NULL;
+
+		/* A later line (a node class's section) replaces an earlier one. */
+		for (int i = 0; i < c->nxid && !o; i++)
+			if (c->xids[i].xid == xid)
+				o = &c->xids[i];
+		if (!o && c->nxid >= GOLDEN_MAX_XID_OVERRIDES)
 			return BAD("%s: too many xid overrides (at most %d)", where,
 			           GOLDEN_MAX_XID_OVERRIDES);
-		c->xids[c->nxid].xid = xid;
-		if (parse_xid_policy(v, &c->xids[c->nxid]))
+		if (!o)
+			o = &c->xids[c->nxid];
+		if (parse_xid_policy(v, o))
 			return BAD(
 			    "%s: %s = %s: expected drain, drain-reset, drain-reboot, warn or "
 			    "ignore",
 			    where, key, v);
-		c->nxid++;
+		if (o == &c->xids[c->nxid])
+			c->nxid++;
+		o->xid = xid;
 		return 0;
 	}
 	if (!strncmp(key, "check.", 6)) {
@@ -244,14 +255,120 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 	    where, key);
 }
 
-int golden_conf_load(const char *path, bool check_owner, struct golden_conf *conf,
-                     struct golden_err *err)
+/* One `key = value` line, and the section it sits in (-1: every node). */
+struct entry {
+	int line;
+	int section;
+	char key[96];
+	char value[PATH_MAX];
+};
+
+enum section_kind { SECTION_HOSTLIST, SECTION_GLOB, SECTION_FEATURE };
+
+struct section {
+	int line;
+	enum section_kind kind;
+	char expr[256];
+	char header[288]; /* as written, for messages: "[nodes gpu[001-064]]" */
+	bool matches;
+};
+
+struct parsed {
+	struct entry *e;
+	int ne, cap;
+	struct section s[GOLDEN_CONF_MAX_SECTIONS];
+	int ns;
+};
+
+static bool feature_name_ok(const char *f)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (!*f)
+		return false;
+	for (; *f; f++)
+		if (!isalnum((unsigned char)*f) && !strchr("_.-", *f))
+			return false;
+	return true;
+}
+
+/* "[nodes EXPR]" or "[feature NAME]" (p is trimmed, starts with '['). */
+static int parse_section(const char *where, const char *p, struct section *sec,
+                         struct golden_err *err)
+{
+	size_t n = strlen(p);
+	char body[288], *arg;
+
+	if (n < 3 || p[n - 1] != ']' || n - 2 >= sizeof(body))
+		return BAD("%s: '%s': expected a section [nodes HOSTLIST|GLOB] or [feature NAME]",
+		           where, p);
+	memcpy(body, p + 1, n - 2);
+	body[n - 2] = '\0';
+	golden_rtrim(body);
+	arg = body + strcspn(body, " \t");
+	if (*arg)
+		*arg++ = '\0';
+	while (isspace((unsigned char)*arg))
+		arg++;
+	golden_strlcpy(sec->header, p, sizeof(sec->header));
+	if (golden_strlcpy(sec->expr, arg, sizeof(sec->expr)) < 0)
+		return BAD("%s: %s: expression too long", where, p);
+	if (!strcmp(body, "nodes")) {
+		struct golden_err herr = {{0}};
+
+		if (!*arg)
+			return BAD("%s: %s: expected [nodes gpu[001-064]] or [nodes gpu*]", where,
+			           p);
+		if (strpbrk(arg, "*?")) {
+			sec->kind = SECTION_GLOB;
+			return 0;
+		}
+		sec->kind = SECTION_HOSTLIST;
+		if (golden_hostlist_check(arg, &herr) < 0)
+			return BAD("%s: %s: %s", where, p, herr.msg);
+		return 0;
+	}
+	if (!strcmp(body, "feature")) {
+		if (!feature_name_ok(arg))
+			return BAD("%s: %s: expected [feature NAME], a Slurm node feature "
+			           "(letters, digits, '_', '.', '-')",
+			           where, p);
+		sec->kind = SECTION_FEATURE;
+		return 0;
+	}
+	return BAD("%s: '%s': unknown section '%s'; expected [nodes HOSTLIST|GLOB] or "
+	           "[feature NAME]",
+	           where, p, body);
+}
+
+static int add_entry(struct parsed *ps, int line, const char *key, const char *val)
+{
+	struct entry *e;
+
+	if (ps->ne == ps->cap) {
+		int cap = ps->cap ? ps->cap * 2 : 32;
+		struct entry *ne = realloc(ps->e, sizeof(*ne) * (size_t)cap);
+
+		if (!ne)
+			return -1;
+		ps->e = ne;
+		ps->cap = cap;
+	}
+	e = &ps->e[ps->ne++];
+	e->line = line;
+	e->section = ps->ns - 1;
+	if (golden_strlcpy(e->key, key, sizeof(e->key)) < 0 ||
+	    golden_strlcpy(e->value, val, sizeof(e->value)) < 0)
+		return -2;
+	return 0;
+}
+
+/* Read FILE into lines and sections; every syntax error with FILE:LINE. */
+static int parse_file(const char *path, bool check_owner, struct parsed *ps, struct golden_err *err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	FILE *f;
-	char line[1024];
-	int lineno = 0;
+	char line[PATH_MAX + 128];
+	int lineno = 0, rc = 0;
 
 	if (fd < 0)
 		return golden_err_set(err, "%s: %s", path, strerror(errno));
@@ -271,15 +388,16 @@ int golden_conf_load(const char *path, bool check_owner, struct golden_conf *con
 		close(fd);
 		return golden_err_set(err, "%s: %s", path, strerror(errno));
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		char where[PATH_MAX + 16], *p = line, *eq, *key, *val;
+		int arc;
 
 		lineno++;
 		snprintf(where, sizeof(where), "%s:%d", path, lineno);
 		if (!strchr(line, '\n') && !feof(f)) {
-			fclose(f);
-			return golden_err_set(err, "%s: line longer than %zu bytes", where,
-			                      sizeof(line) - 2);
+			rc = golden_err_set(err, "%s: line longer than %zu bytes", where,
+			                    sizeof(line) - 2);
+			break;
 		}
 		line[strcspn(line, "#\n")] = '\0';
 		while (isspace((unsigned char)*p))
@@ -287,22 +405,204 @@ int golden_conf_load(const char *path, bool check_owner, struct golden_conf *con
 		golden_rtrim(p);
 		if (!*p)
 			continue;
+		if (*p == '[') {
+			if (ps->ns >= GOLDEN_CONF_MAX_SECTIONS) {
+				rc = BAD("%s: too many sections (at most %d)", where,
+				         GOLDEN_CONF_MAX_SECTIONS);
+				break;
+			}
+			memset(&ps->s[ps->ns], 0, sizeof(ps->s[0]));
+			ps->s[ps->ns].line = lineno;
+			rc = parse_section(where, p, &ps->s[ps->ns], err);
+			ps->ns++;
+			continue;
+		}
 		eq = strchr(p, '=');
 		if (!eq) {
-			fclose(f);
-			return golden_err_set(err, "%s: '%s': expected key = value", where, p);
+			rc = golden_err_set(err, "%s: '%s': expected key = value", where, p);
+			break;
 		}
 		*eq = '\0';
 		key = golden_rtrim(p);
 		for (val = eq + 1; isspace((unsigned char)*val); val++)
 			;
-		if (apply(conf, where, key, val, err) < 0) {
-			fclose(f);
-			return -1;
-		}
+		arc = add_entry(ps, lineno, key, val);
+		if (arc == -1)
+			rc = golden_err_set(err, "%s: out of memory", where);
+		else if (arc == -2)
+			rc = golden_err_set(err, "%s: key or value too long", where);
 	}
 	fclose(f);
-	return 0;
+	return rc;
+}
+
+/* Does the section apply to this node? Features are asked for once. */
+static void match_sections(struct parsed *ps, const struct golden_conf_node *node)
+{
+	char features[1024];
+	int have_features = 0; /* 0 not asked, 1 known, -1 unknown */
+
+	for (int i = 0; i < ps->ns; i++) {
+		struct section *sec = &ps->s[i];
+
+		sec->matches = false;
+		if (!node || !node->name)
+			continue;
+		switch (sec->kind) {
+		case SECTION_HOSTLIST:
+			sec->matches = golden_hostlist_match(sec->expr, node->name);
+			break;
+		case SECTION_GLOB:
+			sec->matches = fnmatch(sec->expr, node->name, 0) == 0;
+			break;
+		case SECTION_FEATURE:
+			if (!have_features)
+				have_features =
+				    node->features && node->features(node->arg, features,
+				                                     sizeof(features)) == 0
+				        ? 1
+				        : -1;
+			if (have_features > 0)
+				sec->matches = golden_list_has(features, ',', sec->expr);
+			else if (node->warn) {
+				char msg[512];
+
+				snprintf(msg, sizeof(msg),
+				         "line %d: %s skipped: the features of %s are unknown "
+				         "(slurmctld "
+				         "not reachable?)",
+				         sec->line, sec->header, node->name);
+				node->warn(node->arg, msg);
+			}
+			break;
+		}
+	}
+}
+
+static bool applies(const struct parsed *ps, const struct entry *e)
+{
+	return e->section < 0 || ps->s[e->section].matches;
+}
+
+/* A key more than one line may give (all of them count). */
+static bool repeatable(const char *key)
+{
+	return !strcmp(key, "mount");
+}
+
+/* The line whose value the node ends up with for e's key: the last line of
+ * the most specific level (a section beats the lines before any section). */
+static const struct entry *winner(const struct parsed *ps, const struct entry *e)
+{
+	const struct entry *w = NULL;
+
+	for (int i = 0; i < ps->ne; i++) {
+		const struct entry *x = &ps->e[i];
+
+		if (!applies(ps, x) || strcmp(x->key, e->key))
+			continue;
+		if (!w || (x->section >= 0) >= (w->section >= 0))
+			w = x;
+	}
+	return w;
+}
+
+int golden_conf_load_node(const char *path, bool check_owner, const struct golden_conf_node *node,
+                          struct golden_conf *conf, struct golden_err *err)
+{
+	struct parsed ps;
+	struct golden_conf *scratch = malloc(sizeof(*scratch));
+	char where[PATH_MAX + 16];
+	int rc = 0;
+
+	memset(&ps, 0, sizeof(ps));
+	if (!scratch)
+		return golden_err_set(err, "%s: out of memory", path);
+	if (parse_file(path, check_owner, &ps, err) < 0) {
+		rc = -1;
+		goto out;
+	}
+	/* Every line is checked, whichever nodes it applies to: a typo in
+	 * another node class's section is an error on every node. */
+	golden_conf_init(scratch);
+	for (int i = 0; i < ps.ne && rc == 0; i++) {
+		snprintf(where, sizeof(where), "%s:%d", path, ps.e[i].line);
+		/* Limits count per node, not across node classes. */
+		scratch->nmounts = scratch->nxid = scratch->nchecks = 0;
+		rc = apply(scratch, where, ps.e[i].key, ps.e[i].value, err);
+	}
+	if (rc < 0)
+		goto out;
+	/* The lines for every node first: a [feature] lookup may need them
+	 * (the scontrol path). */
+	for (int i = 0; i < ps.ne && rc == 0; i++) {
+		if (ps.e[i].section >= 0)
+			continue;
+		snprintf(where, sizeof(where), "%s:%d", path, ps.e[i].line);
+		rc = apply(conf, where, ps.e[i].key, ps.e[i].value, err);
+	}
+	if (rc < 0)
+		goto out;
+	match_sections(&ps, node);
+	/* Two sections that both apply to this node must not disagree. */
+	for (int i = 0; i < ps.ne; i++) {
+		const struct entry *a = &ps.e[i];
+
+		if (a->section < 0 || !applies(&ps, a) || repeatable(a->key))
+			continue;
+		for (int j = i + 1; j < ps.ne; j++) {
+			const struct entry *b = &ps.e[j];
+
+			if (b->section < 0 || b->section == a->section || !applies(&ps, b) ||
+			    strcmp(a->key, b->key) || !strcmp(a->value, b->value))
+				continue;
+			rc = golden_err_set(err,
+			                    "%s:%d: %s = %s conflicts with %s:%d: %s = %s: node %s "
+			                    "matches both %s and %s; make the sections disjoint or "
+			                    "set %s once",
+			                    path, b->line, b->key, b->value, path, a->line, a->key,
+			                    a->value, node && node->name ? node->name : "?",
+			                    ps.s[a->section].header, ps.s[b->section].header,
+			                    a->key);
+			goto out;
+		}
+	}
+	/* Then the sections that apply, in file order. */
+	for (int i = 0; i < ps.ne && rc == 0; i++) {
+		if (ps.e[i].section < 0 || !applies(&ps, &ps.e[i]))
+			continue;
+		snprintf(where, sizeof(where), "%s:%d", path, ps.e[i].line);
+		rc = apply(conf, where, ps.e[i].key, ps.e[i].value, err);
+	}
+	if (rc == 0 && node && node->explain)
+		for (int i = 0; i < ps.ne; i++) {
+			const struct entry *e = &ps.e[i];
+			const struct entry *w = applies(&ps, e) ? winner(&ps, e) : NULL;
+			char why[512];
+
+			snprintf(where, sizeof(where), "%s:%d", path, e->line);
+			if (!applies(&ps, e))
+				snprintf(why, sizeof(why), "not for %s: %s does not match",
+				         node->name ? node->name : "this node",
+				         ps.s[e->section].header);
+			else if (repeatable(e->key) || w == e)
+				snprintf(why, sizeof(why), "applies%s%s",
+				         e->section >= 0 ? ": " : " to every node",
+				         e->section >= 0 ? ps.s[e->section].header : "");
+			else
+				snprintf(why, sizeof(why), "overridden by %s:%d", path, w->line);
+			node->explain(node->arg, where, e->key, e->value, why);
+		}
+out:
+	free(ps.e);
+	free(scratch);
+	return rc < 0 ? -1 : 0;
+}
+
+int golden_conf_load(const char *path, bool check_owner, struct golden_conf *conf,
+                     struct golden_err *err)
+{
+	return golden_conf_load_node(path, check_owner, NULL, conf, err);
 }
 
 bool golden_conf_check(const struct golden_conf *conf, const struct golden_check *chk,
@@ -331,4 +631,85 @@ const struct golden_xid_override *golden_conf_xid(const struct golden_conf *conf
 		if (conf->xids[i].xid == xid)
 			return &conf->xids[i];
 	return NULL;
+}
+
+static const char *phases_text(unsigned ph, char *buf, size_t len)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {{GOLDEN_PHASE_PROLOG, "prolog"},
+	             {GOLDEN_PHASE_EPILOG, "epilog"},
+	             {GOLDEN_PHASE_MANUAL, "manual"},
+	             {GOLDEN_PHASE_HEALTH, "healthcheck"},
+	             {GOLDEN_PHASE_BUSY, "healthcheck-busy"}};
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (ph & names[i].bit) {
+			if (buf[0])
+				golden_strlcat(buf, ",", len);
+			golden_strlcat(buf, names[i].name, len);
+		}
+	return buf;
+}
+
+static const char *xid_policy_text(const struct golden_xid_override *o)
+{
+	if (o->ignore)
+		return "ignore";
+	if (o->status == GOLDEN_ST_WARN)
+		return "warn";
+	return o->action == GOLDEN_ACTION_DRAIN_RESET    ? "drain-reset"
+	       : o->action == GOLDEN_ACTION_DRAIN_REBOOT ? "drain-reboot"
+	                                                 : "drain";
+}
+
+void golden_conf_print(const struct golden_conf *c, FILE *out)
+{
+	char buf[128];
+
+	fprintf(out, "# in effect\n");
+	if (c->expected_gpus < 0)
+		fprintf(out, "gpus = (the NVIDIA GPUs on PCI)\n");
+	else
+		fprintf(out, "gpus = %d\n", c->expected_gpus);
+	if (c->expected_rate_gbps > 0)
+		fprintf(out, "ib_rate = %.0f\n", c->expected_rate_gbps);
+	else
+		fprintf(out, "ib_rate = (the best rate among the compute ports)\n");
+	fprintf(out, "link_layer = %s\n",
+	        c->expected_link_layer[0] ? c->expected_link_layer : "(any)");
+	if (c->expected_efa < 0)
+		fprintf(out, "efa_count = (unchecked)\n");
+	else
+		fprintf(out, "efa_count = %d\n", c->expected_efa);
+	fprintf(out, "gpudirect = %s\n", c->require_gdr ? "required" : "optional");
+	for (int i = 0; i < c->nmounts; i++)
+		fprintf(out, "mount = %s\n", c->mounts[i]);
+	fprintf(out, "budget_ms = %d\n", c->budget_ms);
+	fprintf(out, "xid_scope = %s\n", c->xid_scope_node_gpus ? "node-gpus" : "all");
+	fprintf(out, "topology = %s\n", c->topology[0] ? c->topology : "(live)");
+	fprintf(out, "sysroot = %s\n", c->sysroot[0] ? c->sysroot : "/");
+	fprintf(out, "state_dir = %s\n", c->state_dir);
+	fprintf(out, "log = %s\n", c->log_path);
+	fprintf(out, "scontrol = %s\n", c->scontrol);
+	fprintf(out, "teardown_dir = %s\n", c->teardown_dir);
+	fprintf(out, "stall_sample_ms = %d\n", c->stall_sample_ms);
+	fprintf(out, "flap_count = %d\n", c->flap_count);
+	fprintf(out, "flap_hours = %d\n", c->flap_hours);
+	fprintf(out, "metrics_dir = %s\n", c->metrics_dir[0] ? c->metrics_dir : "(off)");
+	for (int i = 0; i < c->nxid; i++)
+		fprintf(out, "xid.%d = %s\n", c->xids[i].xid, xid_policy_text(&c->xids[i]));
+	for (int i = 0; i < c->nchecks; i++) {
+		const struct golden_check_override *o = &c->checks[i];
+
+		if (o->disabled)
+			fprintf(out, "check.%s = off\n", o->name);
+		if (o->deadline_ms)
+			fprintf(out, "check.%s.deadline_ms = %d\n", o->name, o->deadline_ms);
+		if (o->phases)
+			fprintf(out, "check.%s.phases = %s\n", o->name,
+			        phases_text(o->phases, buf, sizeof(buf)));
+	}
 }

@@ -1,11 +1,20 @@
 /* golden.conf: what the health checks expect of this node. One `key = value`
- * per line, '#' comments. Unknown keys and bad values are rejected with
- * FILE:LINE and what would be right. */
+ * per line, '#' comments. Lines before the first section apply to every
+ * node; a section applies the lines after it to the nodes it names, so one
+ * file serves a heterogeneous cluster:
+ *   [nodes gpu[001-064]]   a Slurm hostlist expression
+ *   [nodes cpu*]           a glob (it has * or ?)
+ *   [feature h100]         nodes with that Slurm feature
+ * A section's value beats the value for every node; two sections that both
+ * apply to a node and disagree on a key are an error. Unknown keys, bad
+ * values and conflicts are rejected with FILE:LINE and what would be right,
+ * in every section, whichever node reads the file. */
 #ifndef GOLDEN_HEALTH_GOLDEN_CONF_H
 #define GOLDEN_HEALTH_GOLDEN_CONF_H
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "health/check.h"
 #include "util/errbuf.h"
@@ -13,6 +22,7 @@
 #define GOLDEN_MAX_MOUNTS          16
 #define GOLDEN_MAX_CHECK_OVERRIDES 32
 #define GOLDEN_MAX_XID_OVERRIDES   64
+#define GOLDEN_CONF_MAX_SECTIONS   64
 
 struct golden_check_override {
 	char name[32];
@@ -60,9 +70,30 @@ struct golden_conf {
 
 void golden_conf_init(struct golden_conf *conf);
 
-/* Parse FILE. check_owner: root-owned and not group/world-writable. */
+/* Parse FILE with no node: sections are checked, none applies.
+ * check_owner: root-owned and not group/world-writable. */
 int golden_conf_load(const char *path, bool check_owner, struct golden_conf *conf,
                      struct golden_err *err);
+
+/* The node a config is read for. */
+struct golden_conf_node {
+	const char *name; /* Slurm node name; NULL: no section applies */
+	/* Its Slurm features, comma-separated, into buf: 0, or -1 if unknown
+	 * ([feature] sections then do not apply, and warn says so). Asked at
+	 * most once, only if the file has a [feature] section. May be NULL. */
+	int (*features)(void *arg, char *buf, size_t len);
+	/* Optional: every setting line, whether it applies to this node and why
+	 * ("applies to every node", "overridden by FILE:LINE", "not for n5: [nodes
+	 * gpu*] does not match"). */
+	void (*explain)(void *arg, const char *where, const char *key, const char *value,
+	                const char *why);
+	void (*warn)(void *arg, const char *msg); /* optional */
+	void *arg;
+};
+
+/* Parse FILE for one node. */
+int golden_conf_load_node(const char *path, bool check_owner, const struct golden_conf_node *node,
+                          struct golden_conf *conf, struct golden_err *err);
 
 /* Effective deadline and phases of a check after overrides; false if off. */
 bool golden_conf_check(const struct golden_conf *conf, const struct golden_check *chk,
@@ -70,5 +101,8 @@ bool golden_conf_check(const struct golden_conf *conf, const struct golden_check
 
 /* The override for an XID, or NULL. */
 const struct golden_xid_override *golden_conf_xid(const struct golden_conf *conf, int xid);
+
+/* The settings in effect, one `key = value` per line (defaults said so). */
+void golden_conf_print(const struct golden_conf *conf, FILE *out);
 
 #endif

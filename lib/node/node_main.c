@@ -30,7 +30,7 @@
 struct hc_opts {
 	enum golden_phase phase;
 	const char *config, *sysroot, *topology, *kmsg, *node;
-	int json, no_drain, kernel;
+	int json, no_drain, kernel, explain;
 };
 
 static void usage(const char *prog, FILE *out)
@@ -38,7 +38,7 @@ static void usage(const char *prog, FILE *out)
 	fprintf(out,
 	        "Usage: %s [--prolog|--epilog|--healthcheck] [--config FILE] [--sysroot DIR]\n"
 	        "       %*s [--topology FILE] [--kmsg FILE] [--node NAME] [--json] [--no-drain]\n"
-	        "       %*s [--kernel]\n"
+	        "       %*s [--kernel] [--explain-config]\n"
 	        "\n"
 	        "Run slurm-golden's GPU, fabric, storage and kernel-log health checks, each in\n"
 	        "its own process under a hard deadline. On a failure the node is drained with a\n"
@@ -46,6 +46,8 @@ static void usage(const char *prog, FILE *out)
 	        "and ends with " GOLDEN_REASON_MARKER
 	        ", unless it is already drained or down for another\n"
 	        "reason. Config: --config, $GOLDEN_CONF or " DEFAULT_CONF " (optional).\n"
+	        "--explain-config prints every golden.conf line, whether it applies to this\n"
+	        "node (--node NAME for another) and why, then the settings in effect.\n"
 	        "--kernel prints the teardown-stall exposure report (kernel version against\n"
 	        "the fixes, cgroup writeback, filesystems) and exits 1 if exposed.\n"
 	        "--healthcheck is Slurm's HealthCheckProgram: passive checks only while a job\n"
@@ -58,19 +60,14 @@ static void usage(const char *prog, FILE *out)
 
 static int parse(int argc, char **argv, struct hc_opts *o)
 {
-	static const struct option longopts[] = {{"prolog", no_argument, NULL, 'p'},
-	                                         {"epilog", no_argument, NULL, 'e'},
-	                                         {"config", required_argument, NULL, 'c'},
-	                                         {"sysroot", required_argument, NULL, 's'},
-	                                         {"topology", required_argument, NULL, 't'},
-	                                         {"kmsg", required_argument, NULL, 'k'},
-	                                         {"node", required_argument, NULL, 'n'},
-	                                         {"json", no_argument, NULL, 'j'},
-	                                         {"no-drain", no_argument, NULL, 'N'},
-	                                         {"kernel", no_argument, NULL, 'K'},
-	                                         {"healthcheck", no_argument, NULL, 'H'},
-	                                         {"help", no_argument, NULL, 'h'},
-	                                         {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {
+	    {"prolog", no_argument, NULL, 'p'},         {"epilog", no_argument, NULL, 'e'},
+	    {"config", required_argument, NULL, 'c'},   {"sysroot", required_argument, NULL, 's'},
+	    {"topology", required_argument, NULL, 't'}, {"kmsg", required_argument, NULL, 'k'},
+	    {"node", required_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
+	    {"no-drain", no_argument, NULL, 'N'},       {"kernel", no_argument, NULL, 'K'},
+	    {"healthcheck", no_argument, NULL, 'H'},    {"explain-config", no_argument, NULL, 'X'},
+	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
 	int c;
 
 	optind = 1;
@@ -110,6 +107,9 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 		case 'K':
 			o->kernel = 1;
 			break;
+		case 'X':
+			o->explain = 1;
+			break;
 		case 'h':
 			usage(argv[0], stdout);
 			exit(0);
@@ -126,19 +126,61 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 	return 0;
 }
 
-int golden_node_load_conf(const char *prog, const char *config, struct golden_conf *conf)
+struct conf_reader {
+	const char *prog;
+	const char *node;
+	const struct golden_conf *conf; /* the lines for every node, read so far */
+	FILE *explain;                  /* --explain-config: where to print */
+};
+
+/* The node's Slurm features, for [feature] sections: one scontrol query,
+ * under a deadline, only when the file has such a section. */
+static int node_features(void *arg, char *buf, size_t len)
+{
+	const struct conf_reader *r = arg;
+	struct golden_node_state st;
+	struct golden_err err = {{0}};
+
+	if (!r->node || golden_scontrol_show_node(r->conf->scontrol, r->node, 3000, &st, &err) < 0)
+		return -1;
+	return golden_strlcpy(buf, st.features, len) < 0 ? -1 : 0;
+}
+
+static void conf_warn(void *arg, const char *msg)
+{
+	const struct conf_reader *r = arg;
+
+	fprintf(stderr, "%s: golden.conf: %s\n", r->prog, msg);
+}
+
+static void conf_explain(void *arg, const char *where, const char *key, const char *value,
+                         const char *why)
+{
+	const struct conf_reader *r = arg;
+
+	fprintf(r->explain, "%-28s %-24s = %-20s %s\n", where, key, value, why);
+}
+
+int golden_node_load_conf(const char *prog, const char *config, const char *node,
+                          struct golden_conf *conf, FILE *explain)
 {
 	const char *path = config ? config : getenv("GOLDEN_CONF");
 	struct golden_err err = {{0}};
 	struct stat st;
+	struct conf_reader reader = {prog, node, conf, explain};
+	struct golden_conf_node who = {node, node_features, explain ? conf_explain : NULL,
+	                               conf_warn, &reader};
 
 	golden_conf_init(conf);
 	if (!path || !*path) {
 		path = DEFAULT_CONF;
-		if (stat(path, &st) < 0)
+		if (stat(path, &st) < 0) {
+			if (explain)
+				fprintf(explain, "no %s: built-in defaults for every key\n", path);
 			return 0; /* no config: defaults */
+		}
 	}
-	if (golden_conf_load(path, geteuid() == 0, conf, &err) < 0) {
+	if (golden_conf_load_node(path, geteuid() == 0, &who, conf, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err.msg);
 		return -1;
 	}
@@ -277,7 +319,7 @@ static enum golden_phase health_phase(const struct golden_conf *conf, const char
 int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 {
 	const char *prog = argv[0];
-	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
+	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0};
 	struct golden_conf *conf = malloc(sizeof(*conf));
 	struct golden_topo *topo = malloc(sizeof(*topo));
 	char node[64], topopath[PATH_MAX], sysroot[PATH_MAX], state[PATH_MAX], logp[PATH_MAX];
@@ -292,10 +334,16 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 	const char *job = getenv("SLURM_JOB_ID");
 	int rc = 2, n, drc;
 
-	if (!conf || !topo || !rep || !lcres || parse(argc, argv, &o) < 0 ||
-	    golden_node_load_conf(prog, o.config, conf) < 0)
+	if (!conf || !topo || !rep || !lcres || parse(argc, argv, &o) < 0)
 		goto out;
 	golden_nodename_get(o.node, node, sizeof(node));
+	if (golden_node_load_conf(prog, o.config, node, conf, o.explain ? stdout : NULL) < 0)
+		goto out;
+	if (o.explain) {
+		golden_conf_print(conf, stdout);
+		rc = 0;
+		goto out;
+	}
 	if (!golden_is_safe_name(job ? job : "0", 32))
 		job = NULL;
 	if (golden_node_expand(prog, "topology", o.topology ? o.topology : conf->topology, node,

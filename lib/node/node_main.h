@@ -3,6 +3,7 @@
 #define GOLDEN_NODE_NODE_MAIN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "health/check.h"
 #include "health/golden_conf.h"
@@ -14,9 +15,12 @@
 int golden_node_main(enum golden_phase default_phase, int argc, char **argv);
 
 /* What golden-watch shares with the checks' entry point. */
-/* golden.conf from config, $GOLDEN_CONF or /etc/slurm/golden.conf (optional);
- * errors go to stderr as "prog: FILE:LINE: ...". Returns 0 or -1. */
-int golden_node_load_conf(const char *prog, const char *config, struct golden_conf *conf);
+/* golden.conf from config, $GOLDEN_CONF or /etc/slurm/golden.conf (optional),
+ * for node (its sections; [feature] sections ask scontrol for the node's
+ * features); errors go to stderr as "prog: FILE:LINE: ...". explain: print
+ * every line and whether it applies (NULL: silent). Returns 0 or -1. */
+int golden_node_load_conf(const char *prog, const char *config, const char *node,
+                          struct golden_conf *conf, FILE *explain);
 /* %n in a config path -> node. Returns 0, or -1 with a message on stderr. */
 int golden_node_expand(const char *prog, const char *key, const char *tmpl, const char *node,
                        char *out, size_t len);

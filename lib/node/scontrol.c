@@ -63,6 +63,9 @@ void golden_node_state_parse(const char *line, struct golden_node_state *st)
 	snprintf(padded, sizeof(padded), " %s", line);
 	field(padded, "State", st->state, sizeof(st->state), false);
 	field(padded, "Reason", st->reason, sizeof(st->reason), true);
+	field(padded, "AvailableFeatures", st->features, sizeof(st->features), false);
+	if (!strcmp(st->features, "(null)"))
+		st->features[0] = '\0';
 	/* Slurm shows "REASON [user@2026-12-02T18:00:00]". */
 	at = NULL;
 	for (char *p = strstr(st->reason, " ["); p; p = strstr(p + 1, " ["))
@@ -97,7 +100,7 @@ enum golden_drain_outcome golden_scontrol_drain_seen(const char *scontrol, const
                                                      struct golden_node_state *seen,
                                                      struct golden_err *err)
 {
-	struct golden_node_state st = {{0}, {0}, false};
+	struct golden_node_state st = {{0}, {0}, {0}, false};
 	char nodearg[128], reasonarg[GOLDEN_REASON_MAX + 16];
 	char *argv[] = {(char *)scontrol, "update", nodearg, "State=DRAIN", reasonarg, NULL};
 	int qrc;

@@ -9,8 +9,9 @@
 #include "util/errbuf.h"
 
 struct golden_node_state {
-	char state[128];  /* "IDLE+DRAIN", "MIXED", "DOWN*+DRAIN" ... */
-	char reason[512]; /* without Slurm's " [user@time]" suffix; "" none */
+	char state[128];    /* "IDLE+DRAIN", "MIXED", "DOWN*+DRAIN" ... */
+	char reason[512];   /* without Slurm's " [user@time]" suffix; "" none */
+	char features[512]; /* AvailableFeatures, comma-separated; "" none */
 	bool drained_or_down;
 };
 

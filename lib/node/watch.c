@@ -391,9 +391,9 @@ static int setup(struct watch *w, int argc, char **argv, bool *once)
 		fprintf(stderr, "%s: unexpected argument '%s'\n", w->prog, argv[optind]);
 		return -1;
 	}
-	if (golden_node_load_conf(w->prog, config, w->conf) < 0)
-		return -1;
 	golden_nodename_get(node, w->node, sizeof(w->node));
+	if (golden_node_load_conf(w->prog, config, w->node, w->conf, NULL) < 0)
+		return -1;
 	if (golden_node_expand(w->prog, "topology", topology ? topology : w->conf->topology,
 	                       w->node, topopath, sizeof(topopath)) ||
 	    golden_node_expand(w->prog, "sysroot", sysroot ? sysroot : w->conf->sysroot, w->node,

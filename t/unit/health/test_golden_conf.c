@@ -12,6 +12,137 @@
 
 static char path[] = "/tmp/golden-conf-XXXXXX";
 
+struct who {
+	const char *features; /* NULL: unknown */
+	int asked, warned;
+	char lines[4096];
+};
+
+static int features(void *arg, char *buf, size_t len)
+{
+	struct who *w = arg;
+
+	w->asked++;
+	if (!w->features)
+		return -1;
+	strncpy(buf, w->features, len - 1);
+	buf[len - 1] = '\0';
+	return 0;
+}
+
+static void warn(void *arg, const char *msg)
+{
+	((struct who *)arg)->warned++;
+}
+
+static void explain(void *arg, const char *where, const char *key, const char *value,
+                    const char *why)
+{
+	struct who *w = arg;
+	size_t n = strlen(w->lines);
+
+	snprintf(w->lines + n, sizeof(w->lines) - n, "%s %s=%s %s\n", strrchr(where, ':') + 1, key,
+	         value, why);
+}
+
+/* Load text for node (with features; NULL: unknown). */
+static int load_for(const char *text, const char *node, struct who *w, struct golden_conf *c,
+                    struct golden_err *e)
+{
+	FILE *f = fopen(path, "w");
+	struct golden_conf_node n = {node, features, explain, warn, w};
+
+	fputs(text, f);
+	fclose(f);
+	memset(e, 0, sizeof(*e));
+	w->asked = w->warned = 0;
+	w->lines[0] = '\0';
+	golden_conf_init(c);
+	return golden_conf_load_node(path, false, &n, c, e);
+}
+
+static void node_classes(void)
+{
+	static const char conf[] = "gpus = 4\n"
+	                           "mount = /home\n"
+	                           "xid.31 = warn\n"
+	                           "[nodes gpu[001-064]]\n"
+	                           "gpus = 8\n"
+	                           "ib_rate = 400\n"
+	                           "mount = /lustre\n"
+	                           "xid.31 = drain\n"
+	                           "[nodes cpu*]\n"
+	                           "gpus = 0\n"
+	                           "[feature efa]\n"
+	                           "efa_count = 32\n";
+	struct golden_conf c;
+	struct golden_err e;
+	struct who w = {NULL, 0, 0, ""};
+
+	ok(load_for(conf, "gpu007", &w, &c, &e) == 0, "a node class file loads: %s", e.msg);
+	is_int(c.expected_gpus, 8, "gpu007 is an H100 node: its section's gpus = 8 wins");
+	ok(c.expected_rate_gbps == 400, "and its ib_rate");
+	is_int(c.nmounts, 2, "mounts add up: every node's and its class's");
+	is(c.mounts[1], "/lustre", "the class's mount comes second");
+	ok(golden_conf_xid(&c, 31) && golden_conf_xid(&c, 31)->action == GOLDEN_ACTION_DRAIN &&
+	       c.nxid == 1,
+	   "xid.31 in the section replaces the one for every node");
+	ok(strstr(w.lines, "1 gpus=4 overridden by ") && strstr(w.lines, ":5\n"),
+	   "explain: the line for every node is overridden by line 5: %s", w.lines);
+	ok(strstr(w.lines, "5 gpus=8 applies: [nodes gpu[001-064]]") != NULL,
+	   "explain: line 5 applies");
+	ok(strstr(w.lines, "10 gpus=0 not for gpu007: [nodes cpu*] does not match") != NULL,
+	   "explain: the cpu section does not apply");
+	is_int(w.asked, 1, "features asked once (there is a [feature] section)");
+	ok(w.warned == 1 && c.expected_efa == -1,
+	   "features unknown: the [feature] section is skipped, with a warning");
+
+	ok(load_for(conf, "cpu12", &w, &c, &e) == 0 && c.expected_gpus == 0 && c.nmounts == 1 &&
+	       c.expected_rate_gbps == 0,
+	   "cpu12 gets the glob section: gpus = 0, only /home");
+	ok(load_for(conf, "login1", &w, &c, &e) == 0 && c.expected_gpus == 4,
+	   "a node no section names gets the lines for every node");
+
+	w.features = "efa,a100";
+	ok(load_for(conf, "p5-1", &w, &c, &e) == 0 && c.expected_efa == 32 && w.warned == 0,
+	   "a node with feature efa gets efa_count = 32");
+	w.features = "efax";
+	ok(load_for(conf, "p5-1", &w, &c, &e) == 0 && c.expected_efa == -1,
+	   "a feature is matched whole (efax is not efa)");
+	w.features = NULL;
+
+	ok(load_for("[nodes gpu*]\ngpus = 8\n[feature h100]\ngpus = 4\n", "gpu1",
+	            &(struct who){"h100", 0, 0, ""}, &c, &e) < 0,
+	   "two sections that apply and disagree are an error");
+	ok(strstr(e.msg, ":4: gpus = 4 conflicts with ") && strstr(e.msg, ":2: gpus = 8") &&
+	       strstr(e.msg, "node gpu1 matches both [nodes gpu*] and [feature h100]"),
+	   "... naming both lines, the node and both sections: %s", e.msg);
+	ok(load_for("[nodes gpu*]\ngpus = 8\n[feature h100]\ngpus = 8\n", "gpu1",
+	            &(struct who){"h100", 0, 0, ""}, &c, &e) == 0,
+	   "agreeing sections are fine");
+	ok(load_for("[nodes gpu*]\ngpus = 8\n[nodes cpu*]\ngpus = 0\n", "gpu1", &w, &c, &e) == 0,
+	   "disjoint sections are fine");
+	ok(load_for("gpus = 8\n[nodes cpu*]\ngpu = 0\n", "gpu1", &w, &c, &e) < 0 &&
+	       strstr(e.msg, ":3: unknown key 'gpu'"),
+	   "a typo in a section that does not apply to this node is still an error: %s", e.msg);
+	ok(load_for("[nodes gpu[1-]]\ngpus = 8\n", "gpu1", &w, &c, &e) < 0 &&
+	       strstr(e.msg, ":1: [nodes gpu[1-]]") && strstr(e.msg, "not a range"),
+	   "a bad hostlist: FILE:LINE and what is wrong: %s", e.msg);
+	ok(load_for("[partition gpu]\ngpus = 8\n", "gpu1", &w, &c, &e) < 0 &&
+	       strstr(e.msg, "unknown section 'partition'") && strstr(e.msg, "[feature NAME]"),
+	   "an unknown section kind: %s", e.msg);
+	ok(load_for("[feature h100 a]\n", "gpu1", &w, &c, &e) < 0 &&
+	       strstr(e.msg, "expected [feature NAME]"),
+	   "a feature name with a space: %s", e.msg);
+	ok(load_for("[nodes gpu*]\nmount = /a\nmount = /b\n[nodes gpu1]\nmount = /c\n", "gpu1", &w,
+	            &c, &e) == 0 &&
+	       c.nmounts == 3,
+	   "mounts from two matching sections all count, no conflict");
+	ok(load_for("gpus = 8\n[nodes gpu1]\ngpus = 2\n", NULL, &w, &c, &e) == 0 &&
+	       c.expected_gpus == 8,
+	   "no node: no section applies");
+}
+
 static int load_text(const char *text, struct golden_conf *c, struct golden_err *e)
 {
 	FILE *f = fopen(path, "w");
@@ -106,6 +237,7 @@ int main(void)
 	} else {
 		ok(1, "# skip not root");
 	}
+	node_classes();
 	unlink(path);
 	return done_testing();
 }
