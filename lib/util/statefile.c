@@ -3,36 +3,27 @@
 #include "util/statefile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/safedir.h"
 #include "util/strutil.h"
+
+int golden_state_dir(const char *dir, unsigned create_mode, struct golden_err *err)
+{
+	int fd = golden_safedir_open(dir, create_mode, err);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
 
 int golden_mkdir_p(const char *dir)
 {
-	char path[PATH_MAX];
-	size_t len;
-
-	if (golden_strlcpy(path, dir, sizeof(path)) < 0) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	len = strlen(path);
-	for (size_t i = 1; i <= len; i++) {
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		path[i] = '\0';
-		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return -1;
-		if (i < len)
-			path[i] = '/';
-	}
-	return 0;
+	return golden_state_dir(dir, 0700, NULL);
 }
 
 int golden_path_join(char *buf, size_t len, const char *dir, const char *name)
@@ -46,18 +37,49 @@ int golden_path_join(char *buf, size_t len, const char *dir, const char *name)
 	return 0;
 }
 
+/* Open the trusted directory of path; *base points at the file name in it. */
+static int open_parent(const char *path, const char **base)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash) {
+		*base = path;
+		return golden_safedir_open(".", 0, NULL);
+	}
+	*base = slash + 1;
+	if ((size_t)(slash - path) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (slash == path) {
+		dir[0] = '/';
+		dir[1] = '\0';
+	} else {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+	}
+	return golden_safedir_open(dir, 0, NULL);
+}
+
+/* Close dfd keeping the errno of what failed before. */
+static void close_keep_errno(int dfd)
+{
+	int saved = errno;
+
+	close(dfd);
+	errno = saved;
+}
+
 int golden_lock_file(const char *path)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	const char *base;
+	int dfd = open_parent(path, &base), fd;
 
-	if (fd < 0)
+	if (dfd < 0)
 		return -1;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			close(fd);
-			return -1;
-		}
-	}
+	fd = golden_safefile_lock(dfd, base);
+	close_keep_errno(dfd);
 	return fd;
 }
 
@@ -68,44 +90,37 @@ int golden_write_atomic(const char *path, const void *data, size_t len)
 
 int golden_write_atomic_mode(const char *path, const void *data, size_t len, unsigned mode)
 {
-	char tmp[PATH_MAX];
-	const char *p = data;
-	size_t off = 0;
-	int fd, saved;
+	const char *base;
+	int dfd = open_parent(path, &base), rc;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
+	if (dfd < 0)
 		return -1;
-	}
-	unlink(tmp); /* a leftover from a killed run with our pid is ours */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
-	if (fd < 0)
-		return -1;
-	while (off < len) {
-		ssize_t w = write(fd, p + off, len - off);
+	rc = golden_safefile_write(dfd, base, data, len, mode);
+	close_keep_errno(dfd);
+	return rc;
+}
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		off += (size_t)w;
-	}
-	/* The umask must not narrow what a reader (node_exporter) needs. */
-	if (fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0)
-		goto fail;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
-		goto fail;
-	return 0;
-fail:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	errno = saved;
-	return -1;
+char *golden_read_trusted(const char *path, size_t max, size_t *len)
+{
+	const char *base;
+	int dfd = open_parent(path, &base);
+	char *buf;
+
+	if (dfd < 0)
+		return NULL;
+	buf = golden_safefile_read(dfd, base, max, len);
+	close_keep_errno(dfd);
+	return buf;
+}
+
+int golden_unlink_trusted(const char *path)
+{
+	const char *base;
+	int dfd = open_parent(path, &base), rc;
+
+	if (dfd < 0)
+		return -1;
+	rc = unlinkat(dfd, base, 0);
+	close_keep_errno(dfd);
+	return rc;
 }
