@@ -25,13 +25,15 @@
 #include "node/ledger.h"
 #include "node/lifecycle.h"
 #include "health/reason.h"
+#include "util/jsonget.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
 #include "node/watch.h"
 #include "stall/wbstall.h"
 #include "util/nodename.h"
 
-#define LOG_TAIL_BYTES 262144
+#define LOG_TAIL_BYTES  262144
+#define WATCH_STATE_MAX 65536
 
 struct status_opts {
 	const char *config, *node;
@@ -59,21 +61,24 @@ static void fmt_time(long long t, char *buf, size_t len)
 		golden_strlcpy(buf, "-", len);
 		return;
 	}
-	localtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	/* a time from a damaged ledger may be out of localtime's range */
+	if (!localtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		golden_strlcpy(buf, "?", len);
 }
 
-/* The last records of the JSON log that are about this node, newest last. */
+/* The last records of the JSON log that are about this node, newest last.
+ * A line that is not a JSON object naming this node is skipped. */
 static struct json_object *log_tail(const char *path, const char *node, int max)
 {
 	struct json_object *all = json_object_new_array(), *out = json_object_new_array();
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO in the log's place must not hang us (refused below). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	char *buf = NULL;
 	ssize_t n;
 	size_t len;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		goto done;
 	len = st.st_size > LOG_TAIL_BYTES ? LOG_TAIL_BYTES : (size_t)st.st_size;
 	buf = malloc(len + 1);
@@ -86,10 +91,10 @@ static struct json_object *log_tail(const char *path, const char *node, int max)
 	/* The first line may be cut: it fails to parse and is skipped. */
 	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		struct json_object *o = json_tokener_parse(line), *v;
+		struct json_object *o = golden_json_parse_object(line);
+		const char *who = golden_json_str(o, "node");
 
-		if (o && json_object_object_get_ex(o, "node", &v) &&
-		    !strcmp(json_object_get_string(v), node))
+		if (who && !strcmp(who, node))
 			json_object_array_add(all, o);
 		else
 			json_object_put(o);
@@ -105,39 +110,29 @@ done:
 	return out;
 }
 
-static const char *jget(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : NULL;
-}
-
-static const char *jget_or(struct json_object *o, const char *k, const char *dflt)
-{
-	const char *v = jget(o, k);
-
-	return v ? v : dflt;
-}
-
-/* golden-watch: its state file, and whether that pid is a golden-watch. */
+/* golden-watch: its state file, and whether that pid is a golden-watch.
+ * A file that is not an object is no state ("never ran here"). */
 static struct json_object *watch_state(const char *state_dir)
 {
-	char path[PATH_MAX], comm[64] = "", cpath[64];
-	struct json_object *o, *v;
+	char path[PATH_MAX], comm[64] = "", cpath[64], *text;
+	struct json_object *o;
+	long long pid = 0;
 	FILE *f;
-	int pid;
 
 	if (golden_path_join(path, sizeof(path), state_dir, GOLDEN_WATCH_STATE) < 0)
 		return NULL;
-	o = json_object_from_file(path);
+	text = golden_read_trusted(path, WATCH_STATE_MAX, NULL);
+	o = golden_json_parse_object(text);
+	free(text);
 	if (!o)
 		return NULL;
-	pid = json_object_object_get_ex(o, "pid", &v) ? json_object_get_int(v) : 0;
-	snprintf(cpath, sizeof(cpath), "/proc/%d/comm", pid);
-	if (pid > 0 && (f = fopen(cpath, "re"))) {
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
+	if (golden_json_int_range(o, "pid", 1, INT_MAX, &pid)) {
+		snprintf(cpath, sizeof(cpath), "/proc/%lld/comm", pid);
+		if ((f = fopen(cpath, "re"))) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
+		}
 	}
 	json_object_object_add(o, "running",
 	                       json_object_new_boolean(strstr(comm, "golden-watch") != NULL));
@@ -293,15 +288,17 @@ int cmd_status(int argc, char **argv)
 		if (stall[0])
 			printf("  writeback stall marked: %s\n", stall);
 		if (watch) {
-			struct json_object *v;
-			bool running = json_object_object_get_ex(watch, "running", &v) &&
-			               json_object_get_boolean(v);
+			char b[4][32];
+			bool running = false;
 
+			golden_json_bool(watch, "running", &running);
 			printf("  golden-watch: %s, %s records, %s lost to overrun, lag %s s (max "
 			       "%s)\n",
-			       running ? "running" : "NOT running", jget_or(watch, "records", "?"),
-			       jget_or(watch, "missed", "?"), jget_or(watch, "lag_s", "?"),
-			       jget_or(watch, "lag_max_s", "?"));
+			       running ? "running" : "NOT running",
+			       golden_json_text(watch, "records", b[0], sizeof(b[0]), "?"),
+			       golden_json_text(watch, "missed", b[1], sizeof(b[1]), "?"),
+			       golden_json_text(watch, "lag_s", b[2], sizeof(b[2]), "?"),
+			       golden_json_text(watch, "lag_max_s", b[3], sizeof(b[3]), "?"));
 		} else {
 			printf("  golden-watch: never ran here\n");
 		}
@@ -316,10 +313,14 @@ int cmd_status(int argc, char **argv)
 			printf("  health-check runs:\n");
 		for (size_t i = 0; i < json_object_array_length(runs); i++) {
 			struct json_object *r = json_object_array_get_idx(runs, i);
-			const char *reason = jget(r, "reason"), *resume = jget(r, "resume");
+			const char *reason = golden_json_str(r, "reason"),
+			           *resume = golden_json_str(r, "resume");
+			char b[3][32];
 
-			printf("    %s %-11s %-4s%s%s%s%s\n", jget_or(r, "time", "?"),
-			       jget_or(r, "phase", "?"), jget_or(r, "result", "?"),
+			printf("    %s %-11s %-4s%s%s%s%s\n",
+			       golden_json_text(r, "time", b[0], sizeof(b[0]), "?"),
+			       golden_json_text(r, "phase", b[1], sizeof(b[1]), "?"),
+			       golden_json_text(r, "result", b[2], sizeof(b[2]), "?"),
 			       reason ? " " : "", reason ? reason : "", resume ? " " : "",
 			       resume ? resume : "");
 		}

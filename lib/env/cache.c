@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "util/jsonget.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
 #include "util/sysroot.h"
@@ -108,62 +108,38 @@ int golden_cache_path(const char *dir, const char *node, const char *request, ch
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
-/* Read the whole cache file, refusing anything another user could have
- * planted: it must be ours and not writable by group or others. */
-static char *read_trusted(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	char *buf = NULL;
-	ssize_t got = 0;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022) || st.st_size > CACHE_MAX_BYTES)
-		goto out;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		goto out;
-	while (got < st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)(st.st_size - got));
-
-		if (r <= 0) {
-			free(buf);
-			buf = NULL;
-			goto out;
-		}
-		got += r;
-	}
-	buf[got] = '\0';
-out:
-	close(fd);
-	return buf;
-}
-
 int golden_cache_load(const char *path, const char *key, struct golden_decision *res, char *errmsg,
                       size_t errlen)
 {
-	char *text = read_trusted(path);
-	struct json_object *root, *k, *r, *e;
-	int hit = 0;
+	/* The cache directory trusted, the file ours and not writable by group
+	 * or others, no symlink, no FIFO (util/safedir): anything another user
+	 * could have planted is a miss. */
+	char *text = golden_read_trusted(path, CACHE_MAX_BYTES, NULL);
+	int hit;
 
 	if (!text)
 		return 0;
-	root = json_tokener_parse(text);
+	hit = golden_cache_parse(text, key, res, errmsg, errlen);
 	free(text);
+	return hit;
+}
+
+int golden_cache_parse(const char *text, const char *key, struct golden_decision *res, char *errmsg,
+                       size_t errlen)
+{
+	struct json_object *root = golden_json_parse_object(text), *r;
+	const char *k, *e;
+	int hit = 0;
+
 	if (!root)
 		return 0;
-	if (json_object_object_get_ex(root, "key", &k) &&
-	    json_object_is_type(k, json_type_string) && !strcmp(json_object_get_string(k), key)) {
-		if (json_object_object_get_ex(root, "result", &r) &&
-		    json_object_is_type(r, json_type_object)) {
+	if ((k = golden_json_str(root, "key")) && !strcmp(k, key)) {
+		if ((r = golden_json_member(root, "result", json_type_object))) {
 			hit = golden_decision_from_json(r, res, NULL) == 0;
 			if (hit)
 				res->from_cache = true;
-		} else if (json_object_object_get_ex(root, "outcome", &e) &&
-		           json_object_is_type(e, json_type_string)) {
-			golden_strlcpy(errmsg, json_object_get_string(e), errlen);
+		} else if ((e = golden_json_str(root, "outcome"))) {
+			golden_strlcpy(errmsg, e, errlen);
 			hit = 1;
 		}
 	}
@@ -180,7 +156,7 @@ int golden_cache_store(const char *dir, const char *path, const char *key,
 
 	if (!root)
 		return -1;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	if (golden_state_dir(dir, 0700, NULL) < 0)
 		goto out;
 	json_object_object_add(root, "key", json_object_new_string(key));
 	if (res)

@@ -30,12 +30,19 @@ int golden_cache_path(const char *dir, const char *node, const char *request, ch
 
 /* Look up key in the file at path. Returns 1 on a hit (res filled, or
  * *errmsg set for a remembered "golden sets nothing here" outcome), 0 on a
- * miss (absent, stale, unreadable, or not safely owned). */
+ * miss (absent, stale, unreadable, or not safely owned: the directory and
+ * the file are checked as util/safedir says). */
 int golden_cache_load(const char *path, const char *key, struct golden_decision *res, char *errmsg,
                       size_t errlen);
 
+/* The same on the file's text: a key, result or outcome of the wrong type
+ * is a miss, never a crash. */
+int golden_cache_parse(const char *text, const char *key, struct golden_decision *res, char *errmsg,
+                       size_t errlen);
+
 /* Store res (or, when res is NULL, the outcome message errmsg) under key.
- * Creates dir (mode 0700) if needed; writes atomically. Returns 0 or -1. */
+ * Creates or trusts dir (util/safedir: missing components 0700, none a
+ * symlink, none writable by others); writes atomically. Returns 0 or -1. */
 int golden_cache_store(const char *dir, const char *path, const char *key,
                        const struct golden_decision *res, const char *errmsg);
 

@@ -29,6 +29,7 @@
 
 #include "health/check.h"
 #include "health/golden_conf.h"
+#include "util/jsonget.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
 #include "util/sysroot.h"
@@ -264,7 +265,8 @@ static void check_ib_ports(const struct golden_check_ctx *ctx, struct golden_che
 /* ------------------------------------------------------------ ib-counters */
 
 static const char *const counter_names[] = {"link_downed", "symbol_error", "link_error_recovery"};
-#define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
+#define NCOUNTERS       (sizeof(counter_names) / sizeof(counter_names[0]))
+#define STATE_MAX_BYTES 65536 /* what save_state writes at most */
 
 static int read_counters(const char *root, const char *dev, int port,
                          unsigned long long v[NCOUNTERS])
@@ -297,20 +299,21 @@ static int save_state(const char *dir, json_object *root)
 	return golden_write_atomic(path, text, (size_t)n);
 }
 
+/* The previous run's counters. The file is golden's, but whatever it
+ * holds: unreadable, not an object, or "ports" not an object is no
+ * baseline (a first run), never a failure. */
 static json_object *load_state(const char *dir)
 {
-	char path[PATH_MAX];
-	json_object *root, *ports;
+	char path[PATH_MAX], *text;
+	json_object *root;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, GOLDEN_IB_COUNTERS_STATE) >=
 	    (int)sizeof(path))
 		return NULL;
-	if (access(path, F_OK) < 0)
-		return NULL;
-	root = json_object_from_file(path);
-	if (root && (!json_object_is_type(root, json_type_object) ||
-	             !json_object_object_get_ex(root, "ports", &ports) ||
-	             !json_object_is_type(ports, json_type_object))) {
+	text = golden_read_trusted(path, STATE_MAX_BYTES, NULL);
+	root = golden_json_parse_object(text);
+	free(text);
+	if (root && !golden_json_member(root, "ports", json_type_object)) {
 		json_object_put(root);
 		root = NULL;
 	}
@@ -335,6 +338,7 @@ static void check_ib_counters(const struct golden_check_ctx *ctx, struct golden_
 	const char *dir = ctx->state_dir;
 	struct findings fail = {0}, warn = {0};
 	json_object *prev = NULL, *prev_ports = NULL, *root, *ports;
+	struct golden_err why = {{0}};
 	int nports = 0, nskipped = 0, nnew = 0, nreset = 0, lockfd;
 	bool first;
 
@@ -346,15 +350,19 @@ static void check_ib_counters(const struct golden_check_ctx *ctx, struct golden_
 		ok_detail(res, "no state_dir: counters not compared");
 		return;
 	}
-	if (golden_mkdir_p(dir) < 0 || (lockfd = lock_state(dir)) < 0) {
-		golden_check_warn(res, "ib-counters nostate", "state_dir %s: %s", dir,
+	if (golden_state_dir(dir, 0700, &why) < 0) {
+		golden_check_warn(res, "ib-counters nostate", "state_dir %s", why.msg);
+		return;
+	}
+	if ((lockfd = lock_state(dir)) < 0) {
+		golden_check_warn(res, "ib-counters nostate", "state_dir %s: lock: %s", dir,
 		                  strerror(errno));
 		return;
 	}
 	prev = load_state(dir);
 	first = !prev;
 	if (prev)
-		json_object_object_get_ex(prev, "ports", &prev_ports);
+		prev_ports = golden_json_member(prev, "ports", json_type_object);
 	root = json_object_new_object();
 	ports = json_object_new_object();
 	json_object_object_add(root, "version", json_object_new_int(1));
@@ -385,18 +393,21 @@ static void check_ib_counters(const struct golden_check_ctx *ctx, struct golden_
 				json_object_object_add(entry, counter_names[c],
 				                       json_object_new_int64((int64_t)v[c]));
 			json_object_object_add(ports, key, entry);
-			if (!prev_ports || !json_object_object_get_ex(prev_ports, key, &old)) {
+			if (!(old = golden_json_member(prev_ports, key, json_type_object))) {
 				nnew++;
 				continue;
 			}
 			for (size_t c = 0; c < NCOUNTERS; c++) {
-				json_object *o;
+				long long saved;
 				unsigned long long was;
 				char code[GOLDEN_CODE_LEN];
 
-				if (!json_object_object_get_ex(old, counter_names[c], &o))
+				/* A counter the file does not hold as a number is
+				 * unknown: this run is its baseline, never a drain. */
+				if (!golden_json_int_range(old, counter_names[c], 0, LLONG_MAX,
+				                           &saved))
 					continue;
-				was = (unsigned long long)json_object_get_int64(o);
+				was = (unsigned long long)saved;
 				if (v[c] < was) {
 					/* Counters restart at a reboot, driver reload or
 					 * perfquery -R: take the new value as the baseline. */

@@ -3,22 +3,24 @@
 #include "node/ledger.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "util/jsonget.h"
+#include "util/satmath.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
 
 #define LOCK_FILE     "lifecycle.lock"
 #define MAX_FILE_SIZE (1 << 20)
+#define MAX_TIME      (1LL << 40) /* year 36812: beyond any real time */
+#define MAX_ATTEMPTS  1000000
 
 static const char *const class_names[GOLDEN_HOLD_NCLASSES] = {"transient", "reset", "reboot",
                                                               "flapping"};
@@ -66,37 +68,43 @@ void golden_ledger_unlock(int fd)
 
 /* --- JSON in ---------------------------------------------------------- */
 
+/* Golden's own file, but whatever it holds: a missing key, a null or a
+ * value of another type reads as empty or 0 (util/jsonget), never as a
+ * crash and never by converting text to a number. */
 static const char *jstr(struct json_object *o, const char *k)
 {
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
-		return "";
-	return json_object_get_string(v);
+	return golden_json_str_or(o, k, "");
 }
 
-static long long jint(struct json_object *o, const char *k)
+/* A time (epoch seconds): negative, absurd or unknown is 0 ("never"), so
+ * that no reader's arithmetic on it can overflow. */
+static long long jtime(struct json_object *o, const char *k)
 {
-	struct json_object *v;
+	long long v = 0;
 
-	if (!json_object_object_get_ex(o, k, &v))
-		return 0;
-	if (json_object_is_type(v, json_type_string)) /* uint64 kept as text */
-		return strtoll(json_object_get_string(v), NULL, 10);
-	return json_object_get_int64(v);
+	return golden_json_int_range(o, k, 0, MAX_TIME, &v) ? v : 0;
+}
+
+/* A count: negative or unknown is 0. */
+static unsigned long jcount(struct json_object *o, const char *k)
+{
+	long long v = 0;
+
+	return golden_json_int_range(o, k, 0, LLONG_MAX, &v) ? (unsigned long)v : 0;
 }
 
 static bool jbool(struct json_object *o, const char *k)
 {
-	struct json_object *v;
+	bool b = false;
 
-	return json_object_object_get_ex(o, k, &v) && json_object_get_boolean(v);
+	return golden_json_bool(o, k, &b) && b;
 }
 
 static void load_hold(struct json_object *o, struct golden_hold *h)
 {
 	int cls = golden_hold_class_parse(jstr(o, "class"));
-	const char *seq = jstr(o, "kmsg_seq");
+	uint64_t seq = 0;
+	long long attempts = 0;
 
 	h->active = true;
 	h->applied = jbool(o, "applied");
@@ -109,10 +117,13 @@ static void load_hold(struct json_object *o, struct golden_hold *h)
 	golden_strlcpy(h->source, jstr(o, "source"), sizeof(h->source));
 	golden_strlcpy(h->boot_id, jstr(o, "boot_id"), sizeof(h->boot_id));
 	golden_strlcpy(h->gpu_busid, jstr(o, "gpu_busid"), sizeof(h->gpu_busid));
-	h->time = jint(o, "time");
-	h->applied_time = jint(o, "applied_time");
-	h->attempts = (int)jint(o, "attempts");
-	h->kmsg_seq = strtoull(seq, NULL, 10);
+	h->time = jtime(o, "time");
+	h->applied_time = jtime(o, "applied_time");
+	if (golden_json_int_range(o, "attempts", 0, MAX_ATTEMPTS, &attempts))
+		h->attempts = (int)attempts;
+	/* a uint64 kept as text */
+	if (golden_json_u64_text(o, "kmsg_seq", &seq))
+		h->kmsg_seq = seq;
 }
 
 static void load_json(struct json_object *root, struct golden_ledger *l)
@@ -129,7 +140,7 @@ static void load_json(struct json_object *root, struct golden_ledger *l)
 			struct json_object *e = json_object_array_get_idx(v, i);
 			struct golden_episode *ep = &l->ep[l->nepisodes++];
 
-			ep->time = jint(e, "time");
+			ep->time = jtime(e, "time");
 			golden_strlcpy(ep->key, jstr(e, "key"), sizeof(ep->key));
 		}
 	}
@@ -142,7 +153,7 @@ static void load_json(struct json_object *root, struct golden_ledger *l)
 			struct json_object *e = json_object_array_get_idx(v, i);
 			struct golden_history *h = &l->hist[l->nhistory++];
 
-			h->time = jint(e, "time");
+			h->time = jtime(e, "time");
 			golden_strlcpy(h->event, jstr(e, "event"), sizeof(h->event));
 			golden_strlcpy(h->text, jstr(e, "text"), sizeof(h->text));
 		}
@@ -154,53 +165,42 @@ static void load_json(struct json_object *root, struct golden_ledger *l)
 			if (l->ndrains >= GOLDEN_LEDGER_COUNTERS)
 				break;
 			golden_strlcpy(l->drains[l->ndrains].name, key, sizeof(l->drains[0].name));
-			l->drains[l->ndrains++].n = (unsigned long)json_object_get_int64(val);
+			l->drains[l->ndrains++].n = jcount(v, key);
+			(void)val;
 		}
 	}
 	if (json_object_object_get_ex(root, "resumes", &v) &&
 	    json_object_is_type(v, json_type_object))
 		for (int c = 0; c < GOLDEN_HOLD_NCLASSES; c++)
-			l->resumes[c] = (unsigned long)jint(v, class_names[c]);
-	l->left_foreign = (unsigned long)jint(root, "left_foreign");
+			l->resumes[c] = jcount(v, class_names[c]);
+	l->left_foreign = jcount(root, "left_foreign");
 }
 
 int golden_ledger_load(const char *state_dir, struct golden_ledger *l)
 {
 	char path[PATH_MAX];
-	struct json_object *root;
-	struct stat st;
 	char *buf;
-	ssize_t n;
-	int fd;
+	int rc;
 
 	memset(l, 0, sizeof(*l));
 	if (golden_path_join(path, sizeof(path), state_dir, GOLDEN_LEDGER_FILE) < 0)
 		return -1;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	/* state_dir trusted, the file ours (util/safedir) */
+	buf = golden_read_trusted(path, MAX_FILE_SIZE, NULL);
+	if (!buf)
 		return errno == ENOENT ? 0 : -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE_SIZE) {
-		close(fd);
-		return -1;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -1;
-	}
-	n = read(fd, buf, (size_t)st.st_size);
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return -1;
-	}
-	buf[n] = '\0';
-	root = json_tokener_parse(buf);
+	rc = golden_ledger_parse(buf, l);
 	free(buf);
-	if (!root || !json_object_is_type(root, json_type_object)) {
-		json_object_put(root);
+	return rc;
+}
+
+int golden_ledger_parse(const char *text, struct golden_ledger *l)
+{
+	struct json_object *root = golden_json_parse_object(text);
+
+	memset(l, 0, sizeof(*l));
+	if (!root)
 		return -1;
-	}
 	load_json(root, l);
 	json_object_put(root);
 	return 0;
@@ -306,8 +306,9 @@ void golden_ledger_episode(struct golden_ledger *l, const char *key, long long n
 {
 	int w = 0;
 
+	/* Saturating: an episode time from a damaged file must not overflow. */
 	for (int i = 0; i < l->nepisodes; i++)
-		if (now - l->ep[i].time < (long long)keep_hours * 3600)
+		if (golden_sat_sub(now, l->ep[i].time) < golden_sat_mul(keep_hours, 3600))
 			l->ep[w++] = l->ep[i];
 	l->nepisodes = w;
 	if (l->nepisodes == GOLDEN_LEDGER_EPISODES) {
@@ -324,7 +325,8 @@ int golden_ledger_episodes(const struct golden_ledger *l, const char *key, long 
 	int n = 0;
 
 	for (int i = 0; i < l->nepisodes; i++)
-		if (!strcmp(l->ep[i].key, key) && now - l->ep[i].time < (long long)hours * 3600)
+		if (!strcmp(l->ep[i].key, key) &&
+		    golden_sat_sub(now, l->ep[i].time) < golden_sat_mul(hours, 3600))
 			n++;
 	return n;
 }

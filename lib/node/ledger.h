@@ -95,6 +95,10 @@ void golden_ledger_unlock(int fd);
 /* Load; a missing file is an empty ledger. Returns 0, or -1 if the file
  * exists but cannot be read or parsed (l is then empty). */
 int golden_ledger_load(const char *state_dir, struct golden_ledger *l);
+/* The same from the file's text: a value of the wrong type, a null or a
+ * missing key is empty or 0, never a crash. Returns 0, or -1 if text is not
+ * a JSON object (l is then empty). */
+int golden_ledger_parse(const char *text, struct golden_ledger *l);
 /* Save atomically (0600). Returns 0 or -1. */
 int golden_ledger_save(const char *state_dir, const struct golden_ledger *l);
 

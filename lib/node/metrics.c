@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "util/statefile.h"
@@ -79,8 +78,10 @@ static int write_file(const char *dir, const char *name, struct buf *b)
 	}
 	if (golden_path_join(path, sizeof(path), dir, name) < 0)
 		return -1;
-	/* node_exporter runs unprivileged: the directory and files are readable. */
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	/* node_exporter runs unprivileged: the directory and files are
+	 * readable. Created or trusted like every directory of golden's
+	 * (util/safedir): no symlink, not writable by others. */
+	if (golden_state_dir(dir, 0755, NULL) < 0)
 		return -1;
 	return golden_write_atomic_mode(path, b->p, b->len, 0644);
 }

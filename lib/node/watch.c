@@ -353,6 +353,7 @@ static int setup(struct watch *w, int argc, char **argv, bool *once)
 	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	const char *config = NULL, *node = NULL, *sysroot = NULL, *topology = NULL;
 	char topopath[PATH_MAX], cboot[GOLDEN_KMSG_BOOTID_LEN];
+	struct golden_err err = {{0}};
 	uint64_t cseq;
 	int c, drc;
 
@@ -414,8 +415,8 @@ static int setup(struct watch *w, int argc, char **argv, bool *once)
 		        w->prog, w->kmsg);
 		return -1;
 	}
-	if (golden_mkdir_p(w->state) < 0) {
-		fprintf(stderr, "%s: state_dir %s: %s\n", w->prog, w->state, strerror(errno));
+	if (golden_state_dir(w->state, 0700, &err) < 0) {
+		fprintf(stderr, "%s: state_dir %s\n", w->prog, err.msg);
 		return -1;
 	}
 	/* Topology once: fault lines name GPUs by PCI address; the reason names

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "util/mounts.h"
+#include "util/satmath.h"
 #include "util/strutil.h"
 #include "util/sysroot.h"
 
@@ -147,29 +148,44 @@ int golden_cg_measure(const char *sysroot, const char *dir, int version, struct 
 	return 0;
 }
 
+long long golden_cg_wb_stats_parse(FILE *f, unsigned long cg_ino)
+{
+	char line[256];
+	bool mine = false;
+	long long sum = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char key[64], *end;
+		const char *p;
+		long long v;
+
+		/* "  b_dirty:            3": a key, a colon, a decimal value */
+		if (sscanf(line, " %63[^:]", key) != 1 || !(p = strchr(line, ':')))
+			continue;
+		errno = 0;
+		v = strtoll(p + 1, &end, 10);
+		if (end == p + 1 || errno)
+			continue; /* not a number, or out of range: unknown */
+		if (!strcmp(key, "WbCgIno"))
+			mine = v >= 0 && (unsigned long long)v == cg_ino;
+		else if (mine && v > 0 &&
+		         (!strcmp(key, "b_dirty") || !strcmp(key, "b_io") ||
+		          !strcmp(key, "b_more_io") || !strcmp(key, "b_dirty_time")))
+			sum = golden_sat_add(sum, v);
+	}
+	return sum;
+}
+
 /* One wb_stats file: blocks of "Key: value" lines, each starting with
  * WbCgIno; b_dirty, b_io, b_more_io and b_dirty_time count inodes. */
 static long long wb_stats_inodes(const char *path, unsigned long cg_ino)
 {
 	FILE *f = fopen(path, "re");
-	char line[256];
-	bool mine = false;
-	long long sum = 0;
+	long long sum;
 
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char key[64];
-		long long v;
-
-		if (sscanf(line, " %63[^:]: %lld", key, &v) != 2)
-			continue;
-		if (!strcmp(key, "WbCgIno"))
-			mine = (unsigned long long)v == cg_ino;
-		else if (mine && (!strcmp(key, "b_dirty") || !strcmp(key, "b_io") ||
-		                  !strcmp(key, "b_more_io") || !strcmp(key, "b_dirty_time")))
-			sum += v;
-	}
+	sum = golden_cg_wb_stats_parse(f, cg_ino);
 	fclose(f);
 	return sum;
 }
@@ -189,7 +205,7 @@ long long golden_cg_wb_inodes(const char *sysroot, unsigned long cg_ino)
 			continue;
 		snprintf(rel, sizeof(rel), "/sys/kernel/debug/bdi/%s/wb_stats", e->d_name);
 		if (golden_sys_path(sysroot, rel, path, sizeof(path)) == 0)
-			sum += wb_stats_inodes(path, cg_ino);
+			sum = golden_sat_add(sum, wb_stats_inodes(path, cg_ino));
 	}
 	closedir(d);
 	return sum;

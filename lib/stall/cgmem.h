@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct golden_cgmem {
 	int version;          /* 1 or 2 */
@@ -45,6 +46,11 @@ int golden_cg_measure(const char *sysroot, const char *dir, int version, struct 
 /* Inodes attached to the writeback contexts of cgroup inode cg_ino, summed
  * over <sysroot>/sys/kernel/debug/bdi/ * /wb_stats; -1 without debugfs. */
 long long golden_cg_wb_inodes(const char *sysroot, unsigned long cg_ino);
+
+/* The same for one wb_stats text (blocks of "Key: value" lines starting
+ * with WbCgIno): the inodes of cg_ino's blocks, saturating; lines that are
+ * not "key: number" are skipped. */
+long long golden_cg_wb_stats_parse(FILE *f, unsigned long cg_ino);
 
 /* Are memory and io controllers on the v2 hierarchy (cgroup writeback on)?
  * 1 yes, 0 no; why (if not NULL) says what was found. */

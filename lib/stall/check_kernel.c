@@ -6,7 +6,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,14 +17,16 @@
 
 #include "stall/check_kernel.h"
 #include "health/golden_conf.h"
+#include "util/jsonget.h"
 #include "util/kmsg.h"
+#include "util/safedir.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
-#include "util/sysroot.h"
 #include "stall/wbexposure.h"
 #include "stall/wbstall.h"
 
 #define EXPOSURE_WARNED "wb-exposure.warned"
+#define RECORD_MAX      65536 /* a record is about 400 bytes */
 
 static void check_wb_stall(const struct golden_check_ctx *ctx, struct golden_check_result *res)
 {
@@ -72,8 +77,12 @@ static void check_wb_exposure(const struct golden_check_ctx *ctx, struct golden_
 	}
 	golden_kmsg_boot_id(ctx->sysroot, boot, sizeof(boot));
 	snprintf(path, sizeof(path), "%s/" EXPOSURE_WARNED, ctx->state_dir ? ctx->state_dir : ".");
-	if (ctx->state_dir && golden_sys_read(NULL, path, warned, sizeof(warned)) < 0)
-		warned[0] = '\0';
+	if (ctx->state_dir) {
+		char *text = golden_read_trusted(path, sizeof(warned) - 1, NULL);
+
+		golden_strlcpy(warned, text ? text : "", sizeof(warned));
+		free(text);
+	}
 	if (ctx->state_dir && !strcmp(warned, boot)) {
 		snprintf(res->detail, sizeof(res->detail),
 		         "exposed (%s %s), already warned this boot", e.release,
@@ -89,70 +98,99 @@ static void check_wb_exposure(const struct golden_check_ctx *ctx, struct golden_
 	                  e.nfs > 1 ? ", ..." : "");
 }
 
-static void add_record(const char *path, const char *step, struct golden_check_result *res,
+/* One record of the task_exit probe. Whatever it holds is the probe's
+ * account, not a fault: a record that does not parse, or a field of the
+ * wrong type, is unknown and never fails (or crashes) this check. */
+static void add_record(const char *text, const char *step, struct golden_check_result *res,
                        size_t *o)
 {
-	struct json_object *j = json_object_from_file(path), *v;
-	const char *action = "?";
-	long long dirty = -1, after = -1;
-	int ms = 0;
+	struct json_object *j = golden_json_parse_object(text);
+	const char *action = golden_json_str_or(j, "action", "unknown");
+	long long dirty = -1, after = -1, ms = -1;
+	char dirty_s[32] = "?", after_s[32] = "?", ms_s[32] = "?";
 
+	if (golden_json_int(j, "dirty_bytes", &dirty) && dirty >= 0)
+		snprintf(dirty_s, sizeof(dirty_s), "%lld", dirty >> 20);
+	if (golden_json_int(j, "dirty_after_bytes", &after) && after >= 0)
+		snprintf(after_s, sizeof(after_s), "%lld", after >> 20);
+	if (golden_json_int_range(j, "flush_ms", 0, INT_MAX, &ms))
+		snprintf(ms_s, sizeof(ms_s), "%lld", ms);
 	if (!j)
-		return;
-	if (json_object_object_get_ex(j, "action", &v))
-		action = json_object_get_string(v);
-	if (json_object_object_get_ex(j, "dirty_bytes", &v))
-		dirty = json_object_get_int64(v);
-	if (json_object_object_get_ex(j, "dirty_after_bytes", &v))
-		after = json_object_get_int64(v);
-	if (json_object_object_get_ex(j, "flush_ms", &v))
-		ms = json_object_get_int(v);
+		action = "unreadable record";
 	if (*o < sizeof(res->detail))
 		*o += (size_t)snprintf(res->detail + *o, sizeof(res->detail) - *o,
-		                       "%s%s: %lld MiB dirty, %s", *o ? "; " : "", step,
-		                       dirty > 0 ? dirty >> 20 : 0, action);
+		                       "%s%s: %s MiB dirty, %s", *o ? "; " : "", step, dirty_s,
+		                       action);
 	if (!strncmp(action, "flush", 5) && *o < sizeof(res->detail))
 		*o += (size_t)snprintf(res->detail + *o, sizeof(res->detail) - *o,
-		                       " in %d ms (after: %lld MiB)", ms,
-		                       after > 0 ? after >> 20 : 0);
+		                       " in %s ms (after: %s MiB)", ms_s, after_s);
 	if (!strcmp(action, "flush-timeout") || !strcmp(action, "flush-failed"))
 		res->status = GOLDEN_ST_WARN;
 	json_object_put(j);
 }
 
+/* The records of this job, consumed: teardown_dir and job_N are opened as
+ * directories golden trusts (util/safedir: no symlink, root's, not
+ * writable by others) and everything below is reached through their fds,
+ * so a job_N (or a record) planted by a user in a shared directory is
+ * refused and nothing outside is read or removed. */
 static void check_teardown(const struct golden_check_ctx *ctx, struct golden_check_result *res)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 300];
+	struct golden_err why = {{0}};
+	char job[48];
 	struct dirent *e;
 	size_t o = 0;
+	int dfd, jfd;
 	DIR *d;
 
 	if (!ctx->job_id[0] || !ctx->teardown_dir || !ctx->teardown_dir[0]) {
 		snprintf(res->detail, sizeof(res->detail), "not at a job boundary");
 		return;
 	}
-	snprintf(dir, sizeof(dir), "%s/job_%s", ctx->teardown_dir, ctx->job_id);
-	if (!(d = opendir(dir))) {
-		snprintf(res->detail, sizeof(res->detail), "no teardown record for job %s",
-		         ctx->job_id);
+	if (!golden_is_safe_name(ctx->job_id, 32)) {
+		snprintf(res->detail, sizeof(res->detail), "job id is not a plain name: not read");
 		return;
 	}
+	snprintf(job, sizeof(job), "job_%s", ctx->job_id);
+	dfd = golden_safedir_open(ctx->teardown_dir, 0, &why);
+	jfd = dfd < 0 ? -1 : golden_safedir_sub(dfd, job, 0, &why);
+	if (jfd < 0 && errno == ENOENT) {
+		snprintf(res->detail, sizeof(res->detail), "no teardown record for job %s",
+		         ctx->job_id);
+		goto out;
+	}
+	if (jfd < 0) {
+		golden_check_warn(res, "kernel teardown dir",
+		                  "teardown_dir %s refused, records of job %s not read: %s",
+		                  ctx->teardown_dir, ctx->job_id, why.msg);
+		goto out;
+	}
+	if (!(d = fdopendir(jfd))) {
+		close(jfd);
+		snprintf(res->detail, sizeof(res->detail), "teardown records of job %s: %s",
+		         ctx->job_id, strerror(errno));
+		goto out;
+	}
 	while ((e = readdir(d))) {
-		char step[64];
+		char step[64], *text;
 		size_t n = strlen(e->d_name);
 
 		if (n < 6 || n - 5 >= sizeof(step) || strcmp(e->d_name + n - 5, ".json"))
 			continue;
 		memcpy(step, e->d_name, n - 5);
 		step[n - 5] = '\0';
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		add_record(path, step, res, &o);
-		unlink(path); /* consumed: the job is over */
+		text = golden_safefile_read(dirfd(d), e->d_name, RECORD_MAX, NULL);
+		add_record(text, step, res, &o);
+		free(text);
+		unlinkat(dirfd(d), e->d_name, 0); /* consumed: the job is over */
 	}
 	closedir(d);
-	rmdir(dir);
+	unlinkat(dfd, job, AT_REMOVEDIR);
 	if (res->status == GOLDEN_ST_WARN)
 		golden_strlcpy(res->code, "kernel teardown flush", sizeof(res->code));
+out:
+	if (dfd >= 0)
+		close(dfd);
 }
 
 /* Health checks re-run wb-stall: that is how a passed stall clears its marker. */

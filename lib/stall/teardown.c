@@ -15,7 +15,8 @@
 
 #include "util/child.h"
 #include "util/mounts.h"
-#include "util/statefile.h"
+#include "util/safedir.h"
+#include "util/satmath.h"
 #include "util/strutil.h"
 #include "util/sysroot.h"
 
@@ -188,8 +189,9 @@ int golden_teardown_probe(const char *cgdir, const struct golden_teardown_opts *
 	    golden_cg_writeback_on(o->sysroot, &roots, r->exposure, sizeof(r->exposure)) == 1;
 	r->measure_us = (int)(now_us() - t0);
 	r->after = r->before;
-	bytes = (r->before.dirty > 0 ? r->before.dirty : 0) +
-	        (r->before.writeback > 0 ? r->before.writeback : 0);
+	/* Saturating: memory.stat values are whatever the file said. */
+	bytes = golden_sat_add(r->before.dirty > 0 ? r->before.dirty : 0,
+	                       r->before.writeback > 0 ? r->before.writeback : 0);
 	if (bytes < o->threshold_bytes && r->before.inodes < o->threshold_inodes) {
 		r->action = "below-threshold";
 		return 0;
@@ -250,24 +252,32 @@ struct json_object *golden_teardown_to_json(const struct golden_teardown_result 
 int golden_teardown_record(const char *dir, const char *job, const char *step,
                            const struct golden_teardown_result *r, struct golden_err *err)
 {
-	char jobdir[PATH_MAX], path[PATH_MAX];
+	char jobname[48], name[48];
+	struct golden_err why = {{0}};
 	struct json_object *j;
 	const char *text;
-	int rc;
+	int dfd, jfd, rc;
 
 	if (!golden_is_safe_name(job, 32) || !golden_is_safe_name(step, 32))
 		return golden_err_set(err, "teardown record: unsafe job or step name");
-	if (snprintf(jobdir, sizeof(jobdir), "%s/job_%s", dir, job) >= (int)sizeof(jobdir) ||
-	    snprintf(path, sizeof(path), "%s/%s.json", jobdir, step) >= (int)sizeof(path))
-		return golden_err_set(err, "teardown record: %s: path too long", dir);
-	if (golden_mkdir_p(jobdir) < 0)
-		return golden_err_set(err, "teardown record: cannot create %s: %s", jobdir,
-		                      strerror(errno));
+	snprintf(jobname, sizeof(jobname), "job_%s", job);
+	snprintf(name, sizeof(name), "%s.json", step);
+	/* teardown_dir and job_N: created or trusted, never through a symlink
+	 * (util/safedir); the epilog that reads them runs as root. */
+	dfd = golden_safedir_open(dir, 0700, &why);
+	if (dfd < 0)
+		return golden_err_set(err, "teardown record: teardown_dir %s", why.msg);
+	jfd = golden_safedir_sub(dfd, jobname, 0700, &why);
+	close(dfd);
+	if (jfd < 0)
+		return golden_err_set(err, "teardown record: %s/%s", dir, why.msg);
 	j = golden_teardown_to_json(r);
 	text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
-	rc = golden_write_atomic(path, text, strlen(text));
+	rc = golden_safefile_write(jfd, name, text, strlen(text), 0600);
 	if (rc < 0)
-		golden_err_set(err, "teardown record: cannot write %s: %s", path, strerror(errno));
+		golden_err_set(err, "teardown record: cannot write %s/%s/%s: %s", dir, jobname,
+		               name, strerror(errno));
 	json_object_put(j);
+	close(jfd);
 	return rc;
 }

@@ -85,11 +85,21 @@ int golden_stall_numa_map(const char *sysroot, int *cpu_node, int ncpu)
 int golden_stall_cpustat_read(const char *path, struct golden_cpustat *s)
 {
 	FILE *f = fopen(path, "re");
-	char line[512];
+	int rc;
 
 	memset(s, 0, sizeof(*s));
 	if (!f)
 		return -1;
+	rc = golden_stall_cpustat_parse(f, s);
+	fclose(f);
+	return rc;
+}
+
+int golden_stall_cpustat_parse(FILE *f, struct golden_cpustat *s)
+{
+	char line[512];
+
+	memset(s, 0, sizeof(*s));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long v[8] = {0};
 		int cpu;
@@ -108,7 +118,6 @@ int golden_stall_cpustat_read(const char *path, struct golden_cpustat *s)
 		if (cpu + 1 > s->ncpu)
 			s->ncpu = cpu + 1;
 	}
-	fclose(f);
 	return s->ncpu > 0 ? 0 : -1;
 }
 
@@ -357,26 +366,26 @@ void golden_stall_unmark(const char *state_dir)
 	if (!state_dir)
 		return;
 	mark_path(state_dir, path, sizeof(path));
-	unlink(path);
+	golden_unlink_trusted(path);
 }
 
 bool golden_stall_marked(const char *state_dir, const char *sysroot, char *code, size_t len)
 {
-	char path[PATH_MAX], boot[GOLDEN_KMSG_BOOTID_LEN], line[1024], mboot[64] = "";
+	char path[PATH_MAX], boot[GOLDEN_KMSG_BOOTID_LEN], mboot[64] = "", *text, *save = NULL;
 	int node = -1;
-	FILE *f;
 
 	if (!state_dir)
 		return false;
 	mark_path(state_dir, path, sizeof(path));
-	if (!(f = fopen(path, "re")))
+	if (!(text = golden_read_trusted(path, 4096, NULL)))
 		return false;
-	while (fgets(line, sizeof(line), f)) {
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "boot %63s", mboot) == 1)
 			continue;
-		sscanf(line, "node %d", &node);
+		if (sscanf(line, "node %d", &node) == 1 && (node < 0 || node >= GOLDEN_MAX_NUMA))
+			node = -1;
 	}
-	fclose(f);
+	free(text);
 	golden_kmsg_boot_id(sysroot, boot, sizeof(boot));
 	/* A stall does not survive a reboot. */
 	if (strcmp(mboot, boot))

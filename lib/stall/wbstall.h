@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "health/check_run.h"
 
@@ -28,6 +29,8 @@ struct golden_cpustat {
 	unsigned char present[GOLDEN_MAX_CPUS];
 };
 int golden_stall_cpustat_read(const char *path, struct golden_cpustat *s);
+/* The same from an open /proc/stat text. Returns 0, or -1 without cpuN lines. */
+int golden_stall_cpustat_parse(FILE *f, struct golden_cpustat *s);
 
 /* Per-node system-time share (percent) between two samples; -1 where a node
  * had no ticks in the window. Returns the number of nodes with a value. */

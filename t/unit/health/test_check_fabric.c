@@ -391,6 +391,31 @@ static void test_ib_counters(void)
 	ok(strstr(r.detail, "first run") != NULL, "corrupt state is a new baseline: %s", r.detail);
 	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600, "rewritten 0600");
 
+	/* Values of the wrong type are unknown, never a counter of 0: mlx5_3
+	 * has link_downed 3 and symbol_error 10 (json-c reads "abc" and null
+	 * as 0, which made this a false drain). */
+	run("ib-counters");
+	put(path + strlen(root), "{\"version\":1,\"ports\":{\"mlx5_3/1\":{\"link_downed\":\"abc\","
+	                         "\"symbol_error\":null,\"link_error_recovery\":-4},"
+	                         "\"mlx5_0/1\":[1],\"mlx5_1/1\":null}}");
+	run("ib-counters");
+	expect(GOLDEN_ST_OK, GOLDEN_ACTION_NONE, "", "garbage counter values");
+	put(path + strlen(root), "{\"ports\":\"x\"}");
+	run("ib-counters");
+	expect(GOLDEN_ST_OK, GOLDEN_ACTION_NONE, "", "ports of the wrong type");
+	ok(strstr(r.detail, "first run") != NULL, "... is a new baseline: %s", r.detail);
+	put(path + strlen(root), "[1,2]");
+	run("ib-counters");
+	expect(GOLDEN_ST_OK, GOLDEN_ACTION_NONE, "", "a state that is not an object");
+
+	/* A state_dir others may write to is refused, not trusted. */
+	chmod(state_dir, 0777);
+	run("ib-counters");
+	expect(GOLDEN_ST_WARN, GOLDEN_ACTION_NONE, "ib-counters nostate",
+	       "world-writable state_dir");
+	ok(strstr(r.detail, "mode 0777") != NULL, "... saying why: %s", r.detail);
+	chmod(state_dir, 0700);
+
 	ctx.state_dir = NULL;
 	run("ib-counters");
 	expect(GOLDEN_ST_OK, GOLDEN_ACTION_NONE, "", "no state_dir");

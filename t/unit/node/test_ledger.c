@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,69 @@ static void test_metrics(const char *dir)
 	free(l);
 }
 
+/* Whatever the ledger file holds: values of the wrong type, nulls and
+ * extreme times are unknown (empty, 0), never a crash and never a signed
+ * overflow (this runs under UBSan in CI). */
+static void test_garbage(const char *dir)
+{
+	struct golden_ledger *l = calloc(1, sizeof(*l));
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, GOLDEN_LEDGER_FILE);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("{\"hold\":{\"applied\":\"yes\",\"class\":null,\"reason\":7,\"check\":null,"
+		      "\"time\":-9223372036854775808,\"applied_time\":\"123\","
+		      "\"attempts\":9223372036854775807,\"kmsg_seq\":\"12abc\"},"
+		      "\"episodes\":[{\"time\":-9223372036854775808,\"key\":\"xid gpu3\"},"
+		      "{\"time\":9223372036854775807,\"key\":\"xid gpu3\"},null,5,"
+		      "{\"time\":\"now\",\"key\":null}],"
+		      "\"history\":[{\"time\":1.5e300,\"event\":[],\"text\":{}}],"
+		      "\"drains\":{\"xid\":\"many\",\"gpu-ecc\":-3,\"ib-ports\":2},"
+		      "\"resumes\":{\"transient\":null},\"left_foreign\":\"1\"}",
+		      f);
+		fclose(f);
+	}
+	is_int(golden_ledger_load(dir, l), 0, "a ledger with values of the wrong type loads");
+	ok(l->hold.active && !l->hold.applied, "hold: \"yes\" is not true");
+	is_int(l->hold.cls, GOLDEN_HOLD_REBOOT, "hold: an unknown class is the strictest");
+	is(l->hold.reason, "", "hold: a number is not a reason");
+	ok(l->hold.time == 0 && l->hold.applied_time == 0, "hold: absurd or textual times are 0");
+	is_int(l->hold.attempts, 0, "hold: an absurd attempt count is 0");
+	ok(l->hold.kmsg_seq == 0, "hold: a kmsg_seq with garbage is 0");
+	is_int(l->nepisodes, 5, "every episode slot is read");
+	is_int(l->ep[0].time, 0, "an episode time below 0 is 0");
+	is_int(l->ep[1].time, 0, "an absurd episode time is 0");
+	is_int(golden_ledger_episodes(l, "xid gpu3", 1700000000, 24), 0,
+	       "... neither counts as a recent episode");
+	is(l->hist[0].event, "", "history: an array is not an event");
+	is_int(l->hist[0].time, 0, "history: a fraction is not a time");
+	is_int((long)l->drains[0].n, 0, "drains: text is not a count");
+	is_int((long)l->drains[1].n, 0, "drains: a negative count is 0");
+	is_int((long)l->drains[2].n, 2, "drains: a count is a count");
+	is_int((long)l->left_foreign, 0, "left_foreign: text is not a count");
+
+	/* Extreme times from a caller: saturating, not overflowing. */
+	l->nepisodes = 2;
+	l->ep[0].time = LLONG_MIN;
+	l->ep[1].time = LLONG_MAX;
+	strcpy(l->ep[0].key, "k");
+	strcpy(l->ep[1].key, "k");
+	is_int(golden_ledger_episodes(l, "k", LLONG_MIN, INT_MAX), 2,
+	       "episodes at both ends of time, a window of INT_MAX hours: no overflow");
+	is_int(golden_ledger_episodes(l, "k", LLONG_MAX, 24), 1,
+	       "... from the far end, only the one there is recent");
+	golden_ledger_episode(l, "k", LLONG_MAX, INT_MAX);
+	is_int(l->nepisodes, 2, "recording one at the far end forgets the other end");
+	is_int(golden_ledger_parse("[]", l), -1, "a ledger that is not an object is unreadable");
+	is_int(golden_ledger_parse("{\"hold\":[],\"episodes\":{},\"drains\":[]}", l), 0,
+	       "members of the wrong type are skipped");
+	ok(!l->hold.active && l->nepisodes == 0 && l->ndrains == 0, "... and leave it empty");
+	unlink(path);
+	free(l);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/golden-ledger-XXXXXX";
@@ -244,6 +308,7 @@ int main(void)
 	test_flap_key();
 	test_waiting();
 	test_metrics(dir);
+	test_garbage(dir);
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return done_testing();
 }

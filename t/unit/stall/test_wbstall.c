@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +374,50 @@ static void test_exposure(void)
 	   "report:\n%s", text);
 }
 
+/* memory.stat and wb_stats values at the edge of long long: sums
+ * saturate instead of overflowing (this runs under UBSan in CI). */
+static void test_extremes(void)
+{
+	struct golden_teardown_opts o = GOLDEN_TEARDOWN_DEFAULTS;
+	static struct golden_teardown_result r;
+	char dir[4096], wb[1024], path[4096];
+	struct golden_cgmem m;
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s" STEP, root);
+	stat(path, &st);
+	put(STEP "/memory.stat", "file_dirty 9223372036854775807\n"
+	                         "file_writeback 9223372036854775807\n");
+	snprintf(wb, sizeof(wb),
+	         "WbCgIno: %lu\nb_dirty: 9223372036854775807\nb_io: 9223372036854775807\n"
+	         "b_more_io: 99999999999999999999999\nb_dirty_time: -5\n",
+	         (unsigned long)st.st_ino);
+	put("/sys/kernel/debug/bdi/259:0/wb_stats", wb);
+	put("/sys/kernel/debug/bdi/259:1/wb_stats", wb);
+	snprintf(dir, sizeof(dir), "%s" STEP, root);
+	ok(golden_cg_measure(root, dir, 2, &m) == 0, "extreme memory.stat read");
+	ok(m.inodes == LLONG_MAX, "wb_stats inodes saturate at LLONG_MAX across files and lines");
+	o.sysroot = root;
+	o.mode = GOLDEN_FLUSH_OFF;
+	golden_teardown_probe(NULL, &o, &r);
+	is(r.action, "off", "dirty + writeback at LLONG_MAX each: over threshold, no overflow");
+	{
+		static char text[] = "WbCgIno: 7\nb_dirty: x\nb_io:\nnot a line\nb_more_io: 3\n";
+
+		f = fmemopen(text, strlen(text), "r");
+		ok(f && golden_cg_wb_stats_parse(f, 7) == 3,
+		   "lines that are not key: number are skipped");
+		if (f)
+			fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/sys/kernel/debug/bdi/259:1/wb_stats", root);
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+	make_tree();
+}
+
 int main(void)
 {
 	if (!mkdtemp(root)) {
@@ -382,6 +427,7 @@ int main(void)
 	make_tree();
 	test_cgroup();
 	test_probe_v2();
+	test_extremes();
 	test_numa();
 	test_detect();
 	test_attribute();
