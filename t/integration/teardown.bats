@@ -301,3 +301,43 @@ start_hungfs() {
 	[ "$(json "$WORK/ex1.json" "$we[\"result\"]")" = warn ]
 	[ "$(json "$WORK/ex2.json" "$we[\"result\"]")" = ok ]
 }
+
+# An admin made n2's teardown_dir shared (world-writable and sticky, like
+# /tmp); an ordinary user planted job_<id> -> a directory of root's files
+# before the job ran, then ran the job. Before, the plugin wrote its record
+# through the symlink and the root epilog read and unlinked every *.json
+# behind it. Now the shared directory is refused by both, with one line
+# each, nothing outside is touched and the node is not drained.
+@test "a job_N symlink a user planted in a shared teardown_dir: refused, nothing outside touched, no drain" {
+	td=$WORK/teardown/n2
+	mkdir -p "$td" "$WORK/victim"
+	chmod 1777 "$td"
+	_golden_open_path "$td" # search permission down to it, nothing more
+	echo keep >"$WORK/victim/batch.json"
+	echo keep >"$WORK/victim/site.json"
+	as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+	job=$("${as_user[@]}" sbatch --parsable --hold -D /tmp -w n2 -o /dev/null \
+		--wrap "dd if=/dev/zero of=/tmp/golden-td-$$ bs=1M count=40 status=none; rm -f /tmp/golden-td-$$")
+	"${as_user[@]}" ln -s "$WORK/victim" "$td/job_$job"
+	[ "$(stat -c %U "$td/job_$job")" = nobody ]
+	scontrol release "$job"
+	[ "$(golden_wait_job "$job")" = COMPLETED ]
+	wait_log n2 "$job" >"$WORK/epi-planted.json"
+	chmod 0700 "$td"
+	# the plugin refused to write there, saying why
+	grep -q "teardown record: teardown_dir $td: refusing directory writable by others (mode 1777)" \
+		"$GOLDEN_CLUSTER_DIR"/log/slurmd-n2.log
+	# the epilog refused to read there: a warning, not a failure
+	tc='[c for c in j["checks"] if c["name"] == "teardown"][0]'
+	[ "$(json "$WORK/epi-planted.json" "$tc[\"result\"]")" = warn ]
+	run json "$WORK/epi-planted.json" "$tc[\"detail\"]"
+	echo "$output"
+	[[ $output == *"refused, records of job $job not read"* ]]
+	# nothing behind the symlink was written, read away or removed
+	[ "$(cat "$WORK/victim/batch.json")" = keep ]
+	[ "$(cat "$WORK/victim/site.json")" = keep ]
+	[ "$(ls "$WORK/victim" | wc -l)" -eq 2 ]
+	[ -L "$td/job_$job" ]
+	[[ $(golden_node_state n2) != *DRAIN* ]]
+	rm -f "$td/job_$job"
+}
