@@ -114,10 +114,9 @@ done:
  * A file that is not an object is no state ("never ran here"). */
 static struct json_object *watch_state(const char *state_dir)
 {
-	char path[PATH_MAX], comm[64] = "", cpath[64], *text;
+	char path[PATH_MAX], comm[64] = "", *text;
 	struct json_object *o;
 	long long pid = 0;
-	FILE *f;
 
 	if (golden_path_join(path, sizeof(path), state_dir, GOLDEN_WATCH_STATE) < 0)
 		return NULL;
@@ -127,6 +126,9 @@ static struct json_object *watch_state(const char *state_dir)
 	if (!o)
 		return NULL;
 	if (golden_json_int_range(o, "pid", 1, INT_MAX, &pid)) {
+		char cpath[64];
+		FILE *f;
+
 		snprintf(cpath, sizeof(cpath), "/proc/%lld/comm", pid);
 		if ((f = fopen(cpath, "re"))) {
 			if (!fgets(comm, sizeof(comm), f))

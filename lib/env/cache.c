@@ -127,14 +127,17 @@ int golden_cache_load(const char *path, const char *key, struct golden_decision 
 int golden_cache_parse(const char *text, const char *key, struct golden_decision *res, char *errmsg,
                        size_t errlen)
 {
-	struct json_object *root = golden_json_parse_object(text), *r;
-	const char *k, *e;
+	struct json_object *root = golden_json_parse_object(text);
+	const char *k;
 	int hit = 0;
 
 	if (!root)
 		return 0;
 	if ((k = golden_json_str(root, "key")) && !strcmp(k, key)) {
-		if ((r = golden_json_member(root, "result", json_type_object))) {
+		struct json_object *r = golden_json_member(root, "result", json_type_object);
+		const char *e;
+
+		if (r) {
 			hit = golden_decision_from_json(r, res, NULL) == 0;
 			if (hit)
 				res->from_cache = true;

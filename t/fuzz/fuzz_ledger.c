@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct golden_ledger *l = malloc(sizeof(*l));
 	static const long long nows[] = {0, 1700000000, LLONG_MIN, LLONG_MAX};
-	char key[64], *s;
+	char *s;
 
 	if (!l)
 		abort();
@@ -25,6 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	s = fuzz_string(data, size);
 	if (golden_ledger_parse(s, l) == 0) {
+		char key[64];
+
 		golden_lifecycle_flap_key(l->hold.check, l->hold.code, key, sizeof(key));
 		for (size_t i = 0; i < sizeof(nows) / sizeof(nows[0]); i++) {
 			golden_ledger_episodes(l, key, nows[i], 24);

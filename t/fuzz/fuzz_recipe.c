@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct golden_load_opts opts = {false, quiet, NULL};
 	struct golden_err err = {{0}};
 	struct golden_recipe *r;
-	char out[4096], fact[64], why[256], *s;
+	char why[256], *s;
 
 	if (!topo)
 		load_topo();
@@ -68,9 +68,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(r);
 	}
 	s = fuzz_string(data, size);
-	if (golden_recipe_template_check(s, why, sizeof(why)) >= 0)
+	if (golden_recipe_template_check(s, why, sizeof(why)) >= 0) {
+		char out[4096], fact[64];
+
 		golden_recipe_template_expand(s, topo, out, sizeof(out), fact, sizeof(fact), why,
 		                              sizeof(why));
+	}
 	free(s);
 	return 0;
 }

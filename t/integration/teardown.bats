@@ -324,6 +324,12 @@ start_hungfs() {
 	[ "$(golden_wait_job "$job")" = COMPLETED ]
 	wait_log n2 "$job" >"$WORK/epi-planted.json"
 	chmod 0700 "$td"
+	# nothing behind the symlink was written, read away or removed
+	ls -l "$WORK/victim" "$td"
+	[ "$(cat "$WORK/victim/site.json")" = keep ]
+	[ "$(cat "$WORK/victim/batch.json")" = keep ]
+	[ "$(ls "$WORK/victim" | wc -l)" -eq 2 ]
+	[ -L "$td/job_$job" ]
 	# the plugin refused to write there, saying why
 	grep -q "teardown record: teardown_dir $td: refusing directory writable by others (mode 1777)" \
 		"$GOLDEN_CLUSTER_DIR"/log/slurmd-n2.log
@@ -333,11 +339,6 @@ start_hungfs() {
 	run json "$WORK/epi-planted.json" "$tc[\"detail\"]"
 	echo "$output"
 	[[ $output == *"refused, records of job $job not read"* ]]
-	# nothing behind the symlink was written, read away or removed
-	[ "$(cat "$WORK/victim/batch.json")" = keep ]
-	[ "$(cat "$WORK/victim/site.json")" = keep ]
-	[ "$(ls "$WORK/victim" | wc -l)" -eq 2 ]
-	[ -L "$td/job_$job" ]
 	[[ $(golden_node_state n2) != *DRAIN* ]]
 	rm -f "$td/job_$job"
 }

@@ -69,8 +69,11 @@ static void run(const char *job)
 
 static void alarm_fail(int sig)
 {
+	static const char msg[] = "not ok - the teardown check blocked\n";
+
 	(void)sig;
-	printf("not ok - the teardown check blocked\n");
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
 	_exit(1);
 }
 

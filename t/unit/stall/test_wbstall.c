@@ -383,7 +383,6 @@ static void test_extremes(void)
 	char dir[4096], wb[1024], path[4096];
 	struct golden_cgmem m;
 	struct stat st;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s" STEP, root);
 	stat(path, &st);
@@ -404,6 +403,7 @@ static void test_extremes(void)
 	is(r.action, "off", "dirty + writeback at LLONG_MAX each: over threshold, no overflow");
 	{
 		static char text[] = "WbCgIno: 7\nb_dirty: x\nb_io:\nnot a line\nb_more_io: 3\n";
+		FILE *f;
 
 		f = fmemopen(text, strlen(text), "r");
 		ok(f && golden_cg_wb_stats_parse(f, 7) == 3,

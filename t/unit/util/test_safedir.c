@@ -147,8 +147,11 @@ static void test_symlinks(void)
 
 static void alarm_fail(int sig)
 {
+	static const char msg[] = "not ok - opening a FIFO blocked\n";
+
 	(void)sig;
-	printf("not ok - opening a FIFO blocked\n");
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
 	_exit(1);
 }
 
