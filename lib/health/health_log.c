@@ -90,6 +90,7 @@ int golden_health_log_append(const char *path, const struct golden_run_report *r
                              const struct golden_run_info *info)
 {
 	struct json_object *o;
+	struct stat st;
 	const char *text;
 	int fd, rc = 0;
 	size_t len;
@@ -98,9 +99,17 @@ int golden_health_log_append(const char *path, const struct golden_run_report *r
 	if (!path || !*path)
 		return 0;
 	mkparent(path);
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
+	/* O_NONBLOCK: a FIFO in the log's place must not hang the prolog. */
+	fd = open(path,
+	          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+	          0640);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
 	o = golden_health_log_json(rep, info);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	/* One write() per record keeps concurrent appends whole. */

@@ -3,11 +3,14 @@
 #include <config.h>
 
 #include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "health/check_run.h"
+#include "health/health_log.h"
 #include "t/unit/tap.h"
 
 static void chk_ok(const struct golden_check_ctx *ctx, struct golden_check_result *r)
@@ -106,6 +109,30 @@ int main(void)
 		golden_checks_run(list, 1, &ctx, 200, rep);
 		ok(rep->out[0].timed_out && strstr(rep->out[0].res.detail, "overall budget"),
 		   "budget exceeded is said so: %s", rep->out[0].res.detail);
+	}
+
+	/* The run log: a FIFO planted where it belongs is refused, never blocked
+	 * on (alarm: a guard so that a regression fails instead of hanging). */
+	{
+		char dir[] = "/tmp/golden-test-log-XXXXXX", path[64];
+		struct golden_run_info info = {"n7", "",   "prolog", NULL, NULL,
+		                               NULL, NULL, NULL,     NULL};
+
+		list[0] = &c_ok;
+		golden_checks_run(list, 1, &ctx, 5000, rep);
+		if (mkdtemp(dir)) {
+			snprintf(path, sizeof(path), "%s/health.jsonl", dir);
+			mkfifo(path, 0600);
+			alarm(20);
+			is_int(golden_health_log_append(path, rep, &info), -1,
+			       "a FIFO in the run log's place is refused without blocking");
+			alarm(0);
+			unlink(path);
+			is_int(golden_health_log_append(path, rep, &info), 0,
+			       "a log file is created");
+			unlink(path);
+			rmdir(dir);
+		}
 	}
 
 	free(rep);
