@@ -158,7 +158,7 @@ int golden_hostlist_check(const char *expr, struct golden_err *err)
 
 bool golden_hostlist_match(const char *expr, const char *node)
 {
-	struct golden_err err;
+	struct golden_err err = {0};
 
 	if (!node || golden_hostlist_check(expr, &err) < 0)
 		return false;
