@@ -1,4 +1,4 @@
-/* GPU health checks through NVML (health/nvml.c loads libnvidia-ml.so.1).
+/* GPU health checks through NVML (nvml/nvml.c loads libnvidia-ml.so.1).
  *
  * Every check runs in its own child process (check_run.c), so each opens
  * NVML itself: a hung or crashing driver call takes down one check, not the
@@ -22,7 +22,7 @@
 
 #include "health/check.h"
 #include "health/golden_conf.h"
-#include "health/nvml.h"
+#include "nvml/nvml.h"
 #include "util/strutil.h"
 
 #define GPU_PHASES                                                                                 \

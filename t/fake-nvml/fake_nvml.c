@@ -3,7 +3,7 @@
  * It exports the NVML entry points slurm-golden uses, with NVML's
  * signatures, and answers them from the JSON file named by FAKE_NVML_STATE,
  * read at nvmlInit_v2. The format is in README.md next to this file. The
- * types come from lib/health/nvml.h, slurm-golden's hand-written NVML declarations
+ * types come from lib/nvml/nvml.h, slurm-golden's hand-written NVML declarations
  * (their layouts are checked against NVIDIA's nvml.h where one is installed).
  */
 #include <errno.h>
@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "health/nvml.h"
+#include "nvml/nvml.h"
 
 /* ---------------------------------------------------------- entry points */
 /* Prototypes for the exported NVML functions (NVML's own signatures). */

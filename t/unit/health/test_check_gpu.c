@@ -20,7 +20,7 @@
 
 #include "health/check.h"
 #include "health/golden_conf.h"
-#include "health/nvml.h"
+#include "nvml/nvml.h"
 #include "t/unit/tap.h"
 
 #define REEXEC_ENV "GOLDEN_TEST_CHECK_GPU_REEXEC"

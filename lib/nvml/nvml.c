@@ -1,7 +1,7 @@
 /* NVML through dlopen: see nvml.h. */
 #include <config.h>
 
-#include "health/nvml.h"
+#include "nvml/nvml.h"
 
 #include <ctype.h>
 #include <dlfcn.h>

@@ -10,8 +10,8 @@
  * The same dlopen serves production and tests: the tests put a fake
  * libnvidia-ml.so.1 (t/fake-nvml) first on LD_LIBRARY_PATH.
  */
-#ifndef GOLDEN_HEALTH_NVML_H
-#define GOLDEN_HEALTH_NVML_H
+#ifndef GOLDEN_NVML_NVML_H
+#define GOLDEN_NVML_NVML_H
 
 #include <stdbool.h>
 #include <stddef.h>
