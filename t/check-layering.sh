@@ -15,6 +15,7 @@ allowed() { # subsystem -> what it may include
 	health) echo "util nvml topo health" ;;
 	stall) echo "util nvml topo health stall" ;;
 	node) echo "util nvml topo health stall node" ;;
+	fabric) echo "util nvml topo fabric" ;;
 	*) echo "" ;;
 	esac
 }

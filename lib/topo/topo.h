@@ -166,6 +166,13 @@ const char *golden_topo_nic_class_name(enum golden_nic_class cls);
 /* Human-readable and JSON renderings used by `golden topo`. */
 struct json_object;
 struct json_object *golden_topo_to_json(const struct golden_topo *topo);
+
+/* The facts file the health check leaves in state_dir for
+ * `golden topology gather --facts-dir`: {"format": GOLDEN_NODE_FACTS_FORMAT,
+ * "version": 1, "node", "time" (epoch seconds), "topo": golden_topo_to_json}. */
+#define GOLDEN_NODE_FACTS_FILE   "topology-facts.json"
+#define GOLDEN_NODE_FACTS_FORMAT "slurm-golden node facts"
+struct json_object *golden_topo_node_facts_json(const char *node, const struct golden_topo *topo);
 void golden_topo_print_text(const struct golden_topo *topo, FILE *out);
 
 #endif

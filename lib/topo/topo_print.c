@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -218,4 +219,16 @@ void golden_topo_print_text(const struct golden_topo *topo, FILE *out)
 		        topo->nvlink.domain, topo->nvlink.ngpus);
 	else if (topo->nvlink.why[0])
 		fprintf(out, "NVLink domain: none: %s\n", topo->nvlink.why);
+}
+
+struct json_object *golden_topo_node_facts_json(const char *node, const struct golden_topo *topo)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "format", json_object_new_string(GOLDEN_NODE_FACTS_FORMAT));
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "node", json_object_new_string(node));
+	json_object_object_add(o, "time", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(o, "topo", golden_topo_to_json(topo));
+	return o;
 }

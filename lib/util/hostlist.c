@@ -183,9 +183,19 @@ struct split {
 	const char *name;
 	size_t plen; /* length of the prefix before the trailing digits */
 	unsigned long num;
-	int width; /* digits, when zero-padded; 0 otherwise */
+	int digits;  /* how many digits */
+	bool padded; /* "07": a leading zero */
 	bool has_num;
 };
+
+/* Can b follow a in one range? Unpadded numbers always; a zero-padded
+ * range continues with numbers of the same width ("099" then "100"). */
+static bool same_kind(const struct split *a, const struct split *b)
+{
+	if (!a->padded && !b->padded)
+		return true;
+	return a->digits == b->digits;
+}
 
 static void split_name(const char *name, struct split *s)
 {
@@ -197,7 +207,8 @@ static void split_name(const char *name, struct split *s)
 	s->has_num = d < len && len - d <= 18;
 	s->plen = s->has_num ? d : len;
 	s->num = s->has_num ? strtoul(name + d, NULL, 10) : 0;
-	s->width = s->has_num && name[d] == '0' && len - d > 1 ? (int)(len - d) : 0;
+	s->digits = (int)(len - d);
+	s->padded = s->has_num && name[d] == '0' && len - d > 1;
 }
 
 struct sbuf {
@@ -276,16 +287,19 @@ char *golden_hostlist_ranged(char *const *names, size_t n)
 		put(&b, "[", 1);
 		for (size_t k = i; k < j;) {
 			size_t r = k + 1;
+			bool pad = sp[k].padded;
 
-			while (r < j && sp[r].width == sp[k].width &&
-			       sp[r].num == sp[r - 1].num + 1)
+			while (r < j && same_kind(&sp[r - 1], &sp[r]) &&
+			       sp[r].num == sp[r - 1].num + 1) {
+				pad |= sp[r].padded;
 				r++;
+			}
 			if (k > i)
 				put(&b, ",", 1);
-			put_num(&b, sp[k].num, sp[k].width);
+			put_num(&b, sp[k].num, pad ? sp[k].digits : 0);
 			if (r - k > 1) {
 				put(&b, "-", 1);
-				put_num(&b, sp[r - 1].num, sp[r - 1].width);
+				put_num(&b, sp[r - 1].num, pad ? sp[r - 1].digits : 0);
 			}
 			k = r;
 		}

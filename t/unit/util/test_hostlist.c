@@ -71,6 +71,9 @@ int main(void)
 	is_ranged("n1,n2,n3,n5", "n[1-3,5]");
 	is_ranged("n10,n9,n1,n2", "n[1-2,9-10]");
 	is_ranged("gpu01,gpu02,gpu03", "gpu[01-03]");
+	is_ranged("gpu098,gpu099,gpu100,gpu101", "gpu[098-101]");
+	is_ranged("gb09,gb10", "gb[09-10]");
+	is_ranged("n9,n10,n11", "n[9-11]");
 	is_ranged("n3", "n3");
 	is_ranged("login,n[1-2]", "login,n[1-2]");
 	is_ranged("n2,n1,n2", "n[1-2]");
