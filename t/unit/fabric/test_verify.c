@@ -240,14 +240,20 @@ static void test_real_outputs(void)
 		golden_verify_free(&v);
 	}
 	free(text);
+	text = slurp("26.05-tree.show");
+	if (ok(text != NULL, "26.05 tree output (from topology.yaml) present")) {
+		is_int(check(&w, text, true, false, &v), 0, "26.05's tree: no mismatch");
+		golden_verify_free(&v);
+	}
+	free(text);
 	text = slurp("26.05-topoconf.show");
 	if (ok(text != NULL, "26.05 show topoconf output present")) {
 		char names[4][64];
 
 		is_int(golden_showtopo_names(text, names, 4), 2, "two topologies in topoconf");
-		ok(!strcmp(names[0], GOLDEN_TOPO_YAML_TREE) &&
-		       !strcmp(names[1], GOLDEN_TOPO_YAML_BLOCK),
-		   "named %s and %s", names[0], names[1]);
+		ok(!strcmp(names[0], GOLDEN_TOPO_YAML_BLOCK) &&
+		       !strcmp(names[1], GOLDEN_TOPO_YAML_TREE),
+		   "named %s (the default, first) and %s", names[0], names[1]);
 	}
 	free(text);
 	drop(&w);
