@@ -387,7 +387,7 @@ static int run_ibnetdiscover(const char *spec, struct inputs *in)
 		cli_error(CMD, "%s", err.msg);
 		return -1;
 	}
-	golden_strbuf_printf(&in->header, "  %s (run %s): %d nodes\n", name, "here", n);
+	golden_strbuf_printf(&in->header, "  %s, run on this host: %d nodes\n", name, n);
 	return 0;
 }
 
