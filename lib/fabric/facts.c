@@ -143,10 +143,15 @@ int golden_facts_add_node(struct golden_facts *f, const char *name, struct json_
 		return golden_err_set(err, "node name '%s' is not a plain Slurm node name", name);
 	if (!json_object_is_type(topo, json_type_object))
 		return golden_err_set(err, "node %s: expected an object", name);
-	nodes = realloc(f->nodes, (size_t)(f->n + 1) * sizeof(*nodes));
-	if (!nodes)
-		return golden_err_set(err, "out of memory");
-	f->nodes = nodes;
+	if (f->n == f->cap) {
+		int cap = f->cap ? f->cap * 2 : 64;
+
+		nodes = realloc(f->nodes, (size_t)cap * sizeof(*nodes));
+		if (!nodes)
+			return golden_err_set(err, "out of memory");
+		f->nodes = nodes;
+		f->cap = cap;
+	}
 	n = &f->nodes[f->n];
 	memset(n, 0, sizeof(*n));
 	golden_strlcpy(n->name, name, sizeof(n->name));

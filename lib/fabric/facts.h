@@ -56,7 +56,7 @@ struct golden_facts_missing {
 
 struct golden_facts {
 	struct golden_facts_node *nodes; /* sorted by name (natural order) */
-	int n;
+	int n, cap;
 	struct golden_facts_missing *missing;
 	int nmissing;
 	char generated[40];
