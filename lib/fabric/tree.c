@@ -461,6 +461,16 @@ static int make_leaf_units(struct build *b)
 
 		if (un->nmembers < 2)
 			continue;
+		/* members in name order, for a person reading the header */
+		for (int x = 1; x < un->nmembers; x++)
+			for (int y = x; y > 0 && golden_natcmp(b->swname[un->members[y]],
+			                                       b->swname[un->members[y - 1]]) < 0;
+			     y--) {
+				int tmp = un->members[y];
+
+				un->members[y] = un->members[y - 1];
+				un->members[y - 1] = tmp;
+			}
 		list[0] = '\0';
 		for (int m = 0; m < un->nmembers && o + 80 < sizeof(list); m++) {
 			int w = snprintf(list + o, sizeof(list) - o, "%s%s", m ? ", " : "",
