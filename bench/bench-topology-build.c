@@ -55,9 +55,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-topology-build FACTS.json RUNS DUMP...\n");
 		return 2;
 	}
+	memset(t, 0, sizeof(t));
 	for (int p = 0; p < NPHASES; p++)
 		if (!(t[p] = calloc((size_t)runs, sizeof(double))))
-			return 1;
+			goto fail;
 	for (int r = 0; r < runs; r++) {
 		struct golden_ibnet net;
 		struct golden_facts f;
@@ -71,20 +72,29 @@ int main(int argc, char **argv)
 		for (int i = 3; i < argc; i++)
 			if (golden_ibnet_load(&net, argv[i], &err) < 0) {
 				fprintf(stderr, "%s\n", err.msg);
-				return 1;
+				golden_ibnet_free(&net);
+				goto fail;
 			}
 		golden_ibnet_finish(&net);
 		t1 = now_ms();
 		if (golden_facts_load(argv[1], &f, &err) < 0) {
 			fprintf(stderr, "%s\n", err.msg);
-			return 1;
+			golden_ibnet_free(&net);
+			goto fail;
 		}
 		t2 = now_ms();
-		if (golden_tree_build(&net, &f, GOLDEN_TREE_TOP, &tree, &err) < 0)
-			return 1;
+		if (golden_tree_build(&net, &f, GOLDEN_TREE_TOP, &tree, &err) < 0) {
+			golden_facts_free(&f);
+			golden_ibnet_free(&net);
+			goto fail;
+		}
 		t3 = now_ms();
-		if (golden_blocks_build(&f, &tree, NULL, 0, v, &bl, &err) < 0)
-			return 1;
+		if (golden_blocks_build(&f, &tree, NULL, 0, v, &bl, &err) < 0) {
+			golden_tree_free(&tree);
+			golden_facts_free(&f);
+			golden_ibnet_free(&net);
+			goto fail;
+		}
 		t4 = now_ms();
 		golden_topoconf_yaml(&out, &tree, &bl, &f, true);
 		t5 = now_ms();
@@ -121,4 +131,8 @@ int main(int argc, char **argv)
 	for (int p = 0; p < NPHASES; p++)
 		free(t[p]);
 	return 0;
+fail:
+	for (int p = 0; p < NPHASES; p++)
+		free(t[p]);
+	return 1;
 }

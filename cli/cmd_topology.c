@@ -224,11 +224,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'a':
 		case 't':
 		case 'P': {
-			long v = strtol(optarg, &end, 10);
+			const char *arg = optarg ? optarg : "";
+			long v = strtol(arg, &end, 10);
 
-			if (*end || v < (c == 'a' ? 0 : 1) || v > (c == 'P' ? 1024 : 10000000)) {
+			if (!*arg || *end || v < (c == 'a' ? 0 : 1) ||
+			    v > (c == 'P' ? 1024 : 10000000)) {
 				cli_error(CMD, "--%s %s: expected a whole number%s", lo[idx].name,
-				          optarg, c == 'P' ? " from 1 to 1024" : " of seconds");
+				          arg, c == 'P' ? " from 1 to 1024" : " of seconds");
 				return -1;
 			}
 			if (c == 'a')

@@ -136,11 +136,16 @@ static int order_blocks(struct golden_blocks *bl, const struct golden_facts *f,
 		o[i] = (struct order){i, 1 << 30, 1 << 30, f->nodes[b->nodes[0]].name};
 		if (!tree)
 			continue;
-		tmp = realloc(tmp, (size_t)b->nnodes * sizeof(int));
-		if (!tmp) {
-			free(o);
-			free(sorted);
-			return -1;
+		{
+			int *grown = realloc(tmp, (size_t)b->nnodes * sizeof(int));
+
+			if (!grown) {
+				free(tmp);
+				free(o);
+				free(sorted);
+				return -1;
+			}
+			tmp = grown;
 		}
 		for (int k = 0; k < b->nnodes; k++)
 			if (tree->leaf_of[b->nodes[k]] >= 0)

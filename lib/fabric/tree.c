@@ -331,17 +331,24 @@ static int find_leaves(struct build *b)
 		for (int k = 0; k < b->host_sw[i].n; k++) {
 			int sw = b->host_sw[i].v[k], l = b->leaf_idx[sw];
 
+			struct ivec *hosts;
+
 			if (l < 0) {
-				l = b->leaf_idx[sw] = b->leaves.n;
+				struct ivec *grown;
+
 				if (ivec_push(&b->leaves, sw) < 0)
 					return -1;
-				b->leaf_host = realloc(b->leaf_host,
-				                       (size_t)b->leaves.n * sizeof(*b->leaf_host));
-				if (!b->leaf_host)
+				grown = realloc(b->leaf_host, (size_t)b->leaves.n * sizeof(*grown));
+				if (!grown)
 					return -1;
+				b->leaf_host = grown;
+				l = b->leaf_idx[sw] = b->leaves.n - 1;
 				memset(&b->leaf_host[l], 0, sizeof(b->leaf_host[l]));
 			}
-			if (!ivec_has(&b->leaf_host[l], i) && ivec_push(&b->leaf_host[l], i) < 0)
+			if (!b->leaf_host)
+				return -1;
+			hosts = &b->leaf_host[l];
+			if (!ivec_has(hosts, i) && ivec_push(hosts, i) < 0)
 				return -1;
 		}
 	return 0;
@@ -547,6 +554,8 @@ static int grow_levels(struct build *b, enum golden_tree_levels levels)
 	front = calloc((size_t)cap, sizeof(*front));
 	if (!parent || !front)
 		goto out;
+	for (int u = 0; u < cap; u++)
+		parent[u] = -1;
 	for (int u = 0; u < t->nleaves; u++) {
 		parent[u] = -1;
 		for (int m = 0; m < t->units[u].nmembers; m++) {
@@ -626,6 +635,10 @@ static int grow_levels(struct build *b, enum golden_tree_levels levels)
 						if (ivec_push(&sw, claims[c].v[x]) < 0)
 							goto group_oom;
 				}
+			if (!kids.n) {
+				free(sw.v);
+				continue;
+			}
 			if (kids.n == 1) {
 				u = kids.v[0];
 				free(kids.v);
@@ -660,6 +673,8 @@ static int grow_levels(struct build *b, enum golden_tree_levels levels)
 						goto group_oom;
 					front = nf;
 					memset(front + cap, 0, (size_t)(ncap - cap) * sizeof(*nf));
+					for (int x = cap; x < ncap; x++)
+						parent[x] = -1;
 					cap = ncap;
 				}
 				parent[u] = -1;
@@ -704,10 +719,14 @@ static int grow_levels(struct build *b, enum golden_tree_levels levels)
 		goto out;
 	}
 	/* Every unit's region top. */
+	free(t->top_of);
+	t->top_of = malloc((size_t)(t->nunits ? t->nunits : 1) * sizeof(int));
+	if (!t->top_of)
+		goto out;
 	for (int u = 0; u < t->nunits; u++) {
 		int top = u;
 
-		while (parent[top] >= 0)
+		while (top < cap && parent[top] >= 0)
 			top = parent[top];
 		t->top_of[u] = top;
 	}
@@ -730,22 +749,37 @@ out:
  * children are all the region's leaves. */
 static int flatten_to_top(struct golden_tree *t)
 {
-	for (int u = t->nleaves; u < t->nunits; u++) {
+	/* Fixed here (only notes are added meanwhile). */
+	const int nunits = t->nunits, nleaves = t->nleaves;
+	const size_t cnt = nunits > 0 ? (size_t)nunits : 1;
+	bool *keep;
+
+	if (nunits <= 0 || nleaves < 0 || nleaves > nunits)
+		return 0;
+	keep = malloc(cnt * sizeof(bool));
+	if (!keep)
+		return -1;
+	for (int u = 0; u < nunits; u++)
+		keep[u] = u < nleaves || t->top_of[u] == u;
+	for (int u = nleaves; u < nunits; u++) {
 		struct golden_tree_unit *un = &t->units[u];
 		int *kids = NULL, nk = 0, above = 0;
 
-		if (t->top_of[u] != u)
+		if (!keep[u])
 			continue;
-		for (int v = t->nleaves; v < t->nunits; v++)
+		for (int v = nleaves; v < nunits; v++)
 			if (t->top_of[v] == u)
 				above += t->units[v].nmembers;
 		if (above > 1 &&
 		    note(t, "top switch %s stands for the %d switches above its leaves", un->name,
-		         above) < 0)
+		         above) < 0) {
+			free(keep);
 			return -1;
-		for (int l = 0; l < t->nleaves; l++)
+		}
+		for (int l = 0; l < nleaves; l++)
 			if (t->top_of[l] == u && push_int(&kids, &nk, l) < 0) {
 				free(kids);
+				free(keep);
 				return -1;
 			}
 		free(un->children);
@@ -755,35 +789,41 @@ static int flatten_to_top(struct golden_tree *t)
 	}
 	/* Drop the intermediate units: compact, remapping top_of. */
 	{
-		int *map = malloc((size_t)(t->nunits ? t->nunits : 1) * sizeof(int)), o = 0;
-		int *top = malloc((size_t)(t->nunits ? t->nunits : 1) * sizeof(int));
+		int *map = malloc(cnt * sizeof(int)), *top = malloc(cnt * sizeof(int)), o = 0;
+		struct golden_tree_unit *units = malloc(cnt * sizeof(*units));
 
-		if (!map || !top) {
+		if (!map || !top || !units) {
 			free(map);
 			free(top);
+			free(units);
+			free(keep);
 			return -1;
 		}
-		for (int u = 0; u < t->nunits; u++) {
-			if (u >= t->nleaves && t->top_of[u] != u) {
-				free(t->units[u].children);
-				free(t->units[u].members);
-				free(t->units[u].nodes);
-				map[u] = -1;
+		for (int u = 0; u < nunits; u++) {
+			map[u] = keep[u] ? o : -1;
+			if (!keep[u])
 				continue;
-			}
-			map[u] = o;
 			top[o] = t->top_of[u]; /* still an old index */
-			t->units[o++] = t->units[u];
+			units[o++] = t->units[u];
 		}
 		for (int u = 0; u < o; u++) {
 			t->top_of[u] = map[top[u]];
-			for (int c = 0; c < t->units[u].nchildren; c++)
-				t->units[u].children[c] = map[t->units[u].children[c]];
+			for (int c = 0; c < units[u].nchildren; c++)
+				units[u].children[c] = map[units[u].children[c]];
 		}
+		for (int u = 0; u < nunits; u++)
+			if (!keep[u]) {
+				free(t->units[u].children);
+				free(t->units[u].members);
+				free(t->units[u].nodes);
+			}
+		free(t->units);
+		t->units = units;
 		t->nunits = o;
 		free(map);
 		free(top);
 	}
+	free(keep);
 	return 0;
 }
 
@@ -861,9 +901,6 @@ int golden_tree_build(const struct golden_ibnet *net, const struct golden_facts 
 		b.leaf_idx[i] = -1;
 	if (match_hosts(&b) < 0 || find_leaves(&b) < 0 || group_leaves(&b) < 0 ||
 	    make_leaf_units(&b) < 0)
-		goto out;
-	t->top_of = malloc((size_t)(2 * t->nunits + 16) * sizeof(int));
-	if (!t->top_of)
 		goto out;
 	if (grow_levels(&b, levels) < 0)
 		goto out;

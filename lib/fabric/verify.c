@@ -106,7 +106,8 @@ static int cmp_str(const void *a, const void *b)
 
 static int uidx(const struct ctx *c, const char *name)
 {
-	char *const *p = bsearch(&name, c->uni.names, c->uni.n, sizeof(char *), cmp_str);
+	char *const *p =
+	    c->uni.n ? bsearch(&name, c->uni.names, c->uni.n, sizeof(char *), cmp_str) : NULL;
 
 	return p ? (int)(p - c->uni.names) : -1;
 }
@@ -127,7 +128,8 @@ static int build_universe(struct ctx *c, const struct golden_hostlist *slurm_nod
 				if (golden_hostlist_add(&c->uni, c->st->r[r].nodes.names[k]) < 0)
 					return -1;
 	}
-	qsort(c->uni.names, c->uni.n, sizeof(char *), cmp_str);
+	if (c->uni.n > 1)
+		qsort(c->uni.names, c->uni.n, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < c->uni.n; i++) {
 		if (o && !strcmp(c->uni.names[o - 1], c->uni.names[i])) {
 			free(c->uni.names[i]);

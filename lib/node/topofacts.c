@@ -12,6 +12,7 @@
 
 #include "util/child.h"
 #include "util/statefile.h"
+#include "util/strutil.h"
 
 #define NVLINK_DEADLINE_MS 3000
 
@@ -40,8 +41,9 @@ int golden_topofacts_write(const char *state_dir, const char *node, const struct
 	if (rc != 0) {
 		memcpy(t, topo, sizeof(*t));
 		memset(&t->nvlink, 0, sizeof(t->nvlink));
-		strcpy(t->nvlink.why,
-		       rc == 1 ? "NVML did not answer within 3000 ms" : "NVML crashed");
+		golden_strlcpy(t->nvlink.why,
+		               rc == 1 ? "NVML did not answer within 3000 ms" : "NVML crashed",
+		               sizeof(t->nvlink.why));
 	}
 	if (golden_mkdir_p(state_dir) < 0 ||
 	    golden_path_join(path, sizeof(path), state_dir, GOLDEN_NODE_FACTS_FILE) < 0) {

@@ -52,7 +52,7 @@ static void test_topograph(void)
 	struct golden_ibnet_counts c;
 	const struct golden_ibnet_node *n;
 	char name[80];
-	int port, idx, rp;
+	int port = 0, idx, rp = 0;
 
 	ok(load(&net, "ibnetdiscover/topograph-example.txt") > 0, "topograph example parsed");
 	golden_ibnet_count(&net, &c);
@@ -64,6 +64,10 @@ static void test_topograph(void)
 	is_int(c.fabrics, 1, "one fabric");
 	n = node(&net, 0x2c5eab0300b87b40ULL);
 	ok(n && n->type == GOLDEN_IBNET_SWITCH, "switch S-2c5eab0300b87b40");
+	if (!n) {
+		golden_ibnet_free(&net);
+		return;
+	}
 	golden_ibnet_switch_name(n, name, sizeof(name));
 	is(name, "A09-P1-IBLEAF-04-04", "managed switch name from MF0;<name>:<model>");
 	is(n->desc, "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1", "description without the tail");
@@ -99,7 +103,10 @@ static void test_psmn(void)
 	n = node(&net, 0x0008f10500108c5cULL);
 	ok(n != NULL, "switch 0008f10500108c5c");
 	is(n ? n->desc : "", "Voltaire 4036 # 4036-8C5C", "a '#' inside the description is kept");
-	golden_ibnet_switch_name(n, name, sizeof(name));
+	name[0] = 'x';
+	name[1] = '\0';
+	if (n)
+		golden_ibnet_switch_name(n, name, sizeof(name));
 	is(name, "", "an unmanaged switch has no name of its own");
 	golden_ibnet_free(&net);
 

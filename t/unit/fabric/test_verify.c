@@ -229,6 +229,7 @@ static void test_real_outputs(void)
 	free(text);
 	text = slurp("24.11-block.show");
 	if (ok(text != NULL, "24.11 block output present")) {
+		memset(&v, 0, sizeof(v));
 		is_int(check(&w, text, false, true, &v), 0, "24.11's own output: no mismatch");
 		ok(v.slurm_blocks == 2, "aggregated blocks are not blocks (%d)", v.slurm_blocks);
 		golden_verify_free(&v);
