@@ -973,6 +973,12 @@ static int actual_topology(const struct opts *o, const struct slurm *s,
 		char *args[] = {"show", "topology", NULL};
 		char *text = scontrol_out(s, args, &status, why, sizeof(why));
 
+		/* No topology plugin: nothing to parse, and every node is then
+		 * "missing" (reported as no-tree / no-block). */
+		if (text && status != 0 && strstr(why, "No topology information available")) {
+			free(text);
+			return 0;
+		}
 		if (!text || status != 0) {
 			free(text);
 			cli_error(CMD, "%s show topology failed: %s", s->scontrol, why);

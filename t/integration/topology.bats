@@ -139,6 +139,10 @@ two_node_job() { # two_node_job [SBATCH OPTIONS...] -> prints the nodes
 	[[ "$output" == *"$WORK/topology.conf written"* ]]
 	grep -qx 'SwitchName=su1-leaf-r0 Nodes=n\[1-2\]' "$WORK/topology.conf"
 	grep -qx 'SwitchName=su2-leaf-r0 Nodes=n\[3-4\]' "$WORK/topology.conf"
+	# The cluster has no topology yet: the check says so (exit 1).
+	run "$GOLDEN" topology check --facts "$WORK/facts.json" --ibnetdiscover "$WORK/fabric.dump"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no-tree"*"Slurm has no switches"* ]]
 	"$GOLDEN_MINICLUSTER" stop "$CLUSTER"
 	"$GOLDEN_MINICLUSTER" start "$CLUSTER" --nodes 4 --port-base "$GOLDEN_PORT_BASE" \
 		--topology "$WORK/topology.conf" --conf-extra TopologyPlugin=topology/tree >/dev/null
