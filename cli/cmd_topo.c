@@ -9,6 +9,10 @@
 
 #include "cli.h"
 #include "topo/topo.h"
+#include "util/child.h"
+#include "util/nodename.h"
+
+#define NVLINK_DEADLINE_MS 5000
 
 static void topo_usage(void)
 {
@@ -16,7 +20,32 @@ static void topo_usage(void)
 	       "\n"
 	       "Print the NVIDIA GPUs, the network devices with their class (compute, storage,\n"
 	       "mgmt, virtual) and PCIe locality to the GPUs (PIX, PXB, PHB, SYS), NUMA nodes,\n"
-	       "each GPU's nearest compute NIC, and the bootstrap interface.\n");
+	       "each GPU's nearest compute NIC, and the bootstrap interface; for InfiniBand\n"
+	       "ports the port GUID and subnet prefix (what ibnetdiscover shows), and the\n"
+	       "NVLink domain of the GPUs from NVML (cluster UUID and clique), which\n"
+	       "'golden topology gather' collects from every node. %%n in FILE and DIR is the\n"
+	       "Slurm node name ($SLURMD_NODENAME, else the host name).\n");
+}
+
+/* NVML can hang with a sick driver: ask it in a child under a deadline. */
+static void nvlink_child(void *shared, void *arg)
+{
+	struct golden_err err = {{0}};
+
+	/* shared starts zeroed: work on a copy of the caller's topology. */
+	memcpy(shared, arg, sizeof(struct golden_topo));
+	golden_topo_read_nvlink(shared, &err);
+}
+
+static void read_nvlink(struct golden_topo *topo)
+{
+	int rc = golden_child_run(nvlink_child, topo, topo, sizeof(*topo), NVLINK_DEADLINE_MS);
+
+	if (rc != 0) {
+		memset(&topo->nvlink, 0, sizeof(topo->nvlink));
+		snprintf(topo->nvlink.why, sizeof(topo->nvlink.why), "NVML %s",
+		         rc == 1 ? "did not answer within 5000 ms" : "crashed");
+	}
 }
 
 int cmd_topo(int argc, char **argv)
@@ -26,6 +55,7 @@ int cmd_topo(int argc, char **argv)
 	struct golden_topo *topo;
 	struct golden_err err = {{0}};
 	const char *fmt;
+	char node[64], xml[4096], root[4096];
 
 	if (cli_parse(argc, argv, "topo", "topology sysroot format", &o, topo_usage) < 0)
 		return 2;
@@ -39,12 +69,20 @@ int cmd_topo(int argc, char **argv)
 		cli_error("topo", "out of memory");
 		return 1;
 	}
-	topts = (struct golden_topo_opts){o.topology, o.sysroot};
+	golden_nodename_get(NULL, node, sizeof(node));
+	if ((o.topology && golden_nodename_expand(o.topology, node, xml, sizeof(xml), &err) < 0) ||
+	    (o.sysroot && golden_nodename_expand(o.sysroot, node, root, sizeof(root), &err) < 0)) {
+		cli_error("topo", "%s", err.msg);
+		free(topo);
+		return 2;
+	}
+	topts = (struct golden_topo_opts){o.topology ? xml : NULL, o.sysroot ? root : NULL};
 	if (golden_topo_discover(&topts, topo, &err) < 0) {
 		cli_error("topo", "%s", err.msg);
 		free(topo);
 		return 1;
 	}
+	read_nvlink(topo);
 	if (!strcmp(fmt, "json")) {
 		struct json_object *j = golden_topo_to_json(topo);
 

@@ -9,11 +9,13 @@ cd "$GOLDEN_SRCDIR" || exit 2
 allowed() { # subsystem -> what it may include
 	case $1 in
 	util) echo "util" ;;
-	topo) echo "util topo" ;;
-	env) echo "util topo env" ;;
-	health) echo "util topo health" ;;
-	stall) echo "util topo health stall" ;;
-	node) echo "util topo health stall node" ;;
+	nvml) echo "util nvml" ;;
+	topo) echo "util nvml topo" ;;
+	env) echo "util nvml topo env" ;;
+	health) echo "util nvml topo health" ;;
+	stall) echo "util nvml topo health stall" ;;
+	node) echo "util nvml topo health stall node" ;;
+	fabric) echo "util nvml topo fabric" ;;
 	*) echo "" ;;
 	esac
 }

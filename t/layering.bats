@@ -46,3 +46,21 @@ teardown() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"lib/node/ledger.c:"*"spell includes from lib/"* ]]
 }
+
+@test "nvml sits below topo: nvml -> topo is refused, topo -> nvml is not" {
+	sed -i '0,/^#include "nvml/s//#include "topo\/topo.h"\n&/' "$TREE/lib/nvml/nvml.c"
+	sed -i '0,/^#include "util/s//#include "nvml\/nvml.h"\n&/' "$TREE/lib/topo/topo.c"
+	GOLDEN_SRCDIR=$TREE run "$GOLDEN_SRCDIR/t/check-layering.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"lib/nvml/nvml.c:"*"lib/nvml must not include topo/topo.h"* ]]
+	[[ "$output" != *"lib/topo/topo.c:"* ]]
+}
+
+@test "fabric is a leaf of its own: node -> fabric and fabric -> health are refused" {
+	sed -i '0,/^#include "util/s//#include "fabric\/tree.h"\n&/' "$TREE/lib/node/ledger.c"
+	sed -i '0,/^#include "util/s//#include "health\/check.h"\n&/' "$TREE/lib/fabric/verify.c"
+	GOLDEN_SRCDIR=$TREE run "$GOLDEN_SRCDIR/t/check-layering.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"lib/node/ledger.c:"*"lib/node must not include fabric/tree.h"* ]]
+	[[ "$output" == *"lib/fabric/verify.c:"*"lib/fabric must not include health/check.h"* ]]
+}

@@ -1,4 +1,4 @@
-/* GPU health checks through NVML (health/nvml.c loads libnvidia-ml.so.1).
+/* GPU health checks through NVML (nvml/nvml.c loads libnvidia-ml.so.1).
  *
  * Every check runs in its own child process (check_run.c), so each opens
  * NVML itself: a hung or crashing driver call takes down one check, not the
@@ -22,7 +22,7 @@
 
 #include "health/check.h"
 #include "health/golden_conf.h"
-#include "health/nvml.h"
+#include "nvml/nvml.h"
 #include "util/strutil.h"
 
 #define GPU_PHASES                                                                                 \
@@ -617,11 +617,14 @@ static void check_fabric(const struct golden_check_ctx *ctx, struct golden_check
 {
 	struct session s;
 	unsigned int checked = 0;
+	const struct gpu *first = NULL; /* the first GPU attached to a domain */
+	struct golden_nvml_fabric first_f;
 
 	if (!session_open(&s, ctx, res)) {
 		golden_nvml_close(&s.nv);
 		return;
 	}
+	memset(&first_f, 0, sizeof(first_f));
 	for (unsigned int i = 0; i < s.ngpus; i++) {
 		const struct gpu *g = &s.gpus[i];
 		struct golden_nvml_fabric f;
@@ -662,6 +665,27 @@ static void check_fabric(const struct golden_check_ctx *ctx, struct golden_check
 			snprintf(code, sizeof(code), "%s fabric degraded", g->name);
 			warn(&s, code, "%s (%s): NVLink fabric at limited capacity", g->name,
 			     g->busid);
+		}
+		if (f.state != GOLDEN_NVML_GPU_FABRIC_STATE_COMPLETED ||
+		    f.status != GOLDEN_NVML_SUCCESS)
+			continue;
+		/* One node is one member of one NVLink partition: GPUs that
+		 * disagree would put the node in two blocks of topology.conf. */
+		if (!first) {
+			first = g;
+			first_f = f;
+		} else if (memcmp(f.cluster_uuid, first_f.cluster_uuid, sizeof(f.cluster_uuid)) ||
+		           f.clique_id != first_f.clique_id) {
+			char u[40], fu[40];
+
+			golden_nvml_uuid_format(f.cluster_uuid, u, sizeof(u));
+			golden_nvml_uuid_format(first_f.cluster_uuid, fu, sizeof(fu));
+			snprintf(code, sizeof(code), "%s fabric split", g->name);
+			fail(&s, GOLDEN_ACTION_DRAIN, code,
+			     "%s (%s) is in NVLink domain %s clique %u but %s is in %s clique %u: "
+			     "one node's GPUs must share one partition; check the fabric manager's "
+			     "partition configuration (nvidia-smi -q, Fabric)",
+			     g->name, g->busid, u, f.clique_id, first->name, fu, first_f.clique_id);
 		}
 	}
 	session_close(&s, "%u GPU(s) registered with the NVLink fabric (%d NVSwitch(es) on PCI)",

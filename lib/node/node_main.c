@@ -22,6 +22,7 @@
 #include "stall/wbexposure.h"
 #include "stall/wbstall.h"
 #include "node/check_registry.h"
+#include "node/topofacts.h"
 #include "util/child.h"
 #include "util/nodename.h"
 
@@ -407,6 +408,14 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 		/* An owed drain was applied: this node must not take the job. */
 		if (lcres->applied_owed)
 			rc = 1;
+	}
+	/* HealthCheckProgram leaves this node's topology facts for
+	 * `golden topology gather --facts-dir`. */
+	if ((o.phase == GOLDEN_PHASE_HEALTH || o.phase == GOLDEN_PHASE_BUSY) && drc == 0) {
+		struct golden_err ferr = {{0}};
+
+		if (golden_topofacts_write(state, node, topo, &ferr) < 0)
+			fprintf(stderr, "%s: topology facts: %s\n", prog, ferr.msg);
 	}
 	if (metrics[0] && golden_metrics_checks(metrics, node, info.phase, rep) < 0)
 		fprintf(stderr, "%s: cannot write metrics to %s\n", prog, metrics);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util/errbuf.h"
@@ -49,6 +50,33 @@ struct golden_port {
 	int phys_state;      /* 5 = LinkUp; -1 unknown */
 	double rate_gbps;    /* 400.0; 0 unknown */
 	int roce_v2_gid;     /* lowest RoCE v2 GID index (IPv4 preferred), -1 none */
+	/* InfiniBand: GID 0 is the subnet prefix (which fabric) followed by the
+	 * port GUID (the key ibnetdiscover shows for this port); 0 unknown. */
+	uint64_t subnet_prefix;
+	uint64_t port_guid;
+};
+
+/* A GPU's place in a multi-node NVLink domain (NVML fabric info). */
+struct golden_gpu_fabric {
+	bool read;      /* NVML answered for this GPU */
+	unsigned state; /* 0 not supported, 1 not started, 2 in progress, 3 completed */
+	int status;     /* NVML return code of the registration (when completed) */
+	unsigned char cluster_uuid[16];
+	unsigned clique_id;
+};
+
+/* The node's NVLink domain, summarised over its GPUs. */
+struct golden_nvlink {
+	bool read;       /* golden_topo_read_nvlink ran and NVML answered */
+	char why[160];   /* when !read, or what is wrong: one line */
+	int ngpus;       /* GPUs that report a fabric (state != not supported) */
+	unsigned state;  /* the least advanced GPU's state */
+	int status;      /* the first failed registration's NVML code, else 0 */
+	bool consistent; /* every completed GPU is in the same domain and clique */
+	bool attached;   /* completed, success, consistent and a non-zero UUID */
+	char cluster_uuid[40];
+	unsigned clique_id;
+	char domain[56]; /* "<cluster uuid>.<clique id>" when attached, else "" */
 };
 
 struct golden_gpu {
@@ -58,6 +86,7 @@ struct golden_gpu {
 	int numa;                    /* -1 unknown */
 	int nearest_nic;             /* index into nics[] of the best compute NIC, -1 */
 	enum golden_loc nearest_loc;
+	struct golden_gpu_fabric fabric; /* filled by golden_topo_read_nvlink */
 };
 
 struct golden_nic {
@@ -78,6 +107,8 @@ struct golden_nic {
 	bool has_device;    /* sysfs netdev has a device link (PCI or not) */
 	bool is_bridge;     /* sysfs bridge/ directory */
 	bool is_bond;       /* sysfs bonding/ directory */
+	uint64_t node_guid; /* RDMA devices: sysfs node_guid, 0 unknown */
+	char node_desc[72]; /* RDMA devices: the NodeDescription ibnetdiscover shows */
 };
 
 struct golden_topo {
@@ -91,6 +122,7 @@ struct golden_topo {
 	char dmi_product[128];              /* /sys/devices/virtual/dmi/id/product_name */
 	char bootstrap_if[GOLDEN_NAME_LEN]; /* chosen NCCL_SOCKET_IFNAME, "" none */
 	char source[512];                   /* "hwloc XML FILE" or "live hwloc" */
+	struct golden_nvlink nvlink;        /* filled by golden_topo_read_nvlink */
 	/* PCIe locality of every GPU to every NIC (enum golden_loc values). */
 	unsigned char loc[GOLDEN_MAX_GPUS][GOLDEN_MAX_NICS];
 };
@@ -103,6 +135,21 @@ struct golden_topo_opts {
 /* Discover the node. Returns 0, or -1 with a one-line reason in err. */
 int golden_topo_discover(const struct golden_topo_opts *opts, struct golden_topo *topo,
                          struct golden_err *err);
+
+/* Ask NVML which NVLink domain the GPUs are in: fills gpus[].fabric and
+ * the nvlink summary. Not part of golden_topo_discover (the plugin never
+ * loads NVML); NVML can hang with a sick driver, so run this in a child
+ * under a deadline. Returns 0, or -1 when NVML cannot be used (the reason
+ * is in err and in nvlink.why, nvlink.read stays false). */
+int golden_topo_read_nvlink(struct golden_topo *topo, struct golden_err *err);
+
+/* The nvlink summary from gpus[].fabric (pure: no I/O). extra are fabric
+ * records of GPUs NVML reports but the topology does not know. */
+void golden_topo_nvlink_summarize(struct golden_topo *topo, const struct golden_gpu_fabric *extra,
+                                  int nextra);
+
+/* "0x0123456789abcdef" (out: at least 19 bytes). */
+void golden_topo_guid_format(uint64_t guid, char *out, size_t len);
 
 /* Classify NICs, choose the bootstrap interface and each GPU's nearest
  * compute NIC from the facts discovery filled in (pure: no I/O). */
@@ -119,6 +166,13 @@ const char *golden_topo_nic_class_name(enum golden_nic_class cls);
 /* Human-readable and JSON renderings used by `golden topo`. */
 struct json_object;
 struct json_object *golden_topo_to_json(const struct golden_topo *topo);
+
+/* The facts file the health check leaves in state_dir for
+ * `golden topology gather --facts-dir`: {"format": GOLDEN_NODE_FACTS_FORMAT,
+ * "version": 1, "node", "time" (epoch seconds), "topo": golden_topo_to_json}. */
+#define GOLDEN_NODE_FACTS_FILE   "topology-facts.json"
+#define GOLDEN_NODE_FACTS_FORMAT "slurm-golden node facts"
+struct json_object *golden_topo_node_facts_json(const char *node, const struct golden_topo *topo);
 void golden_topo_print_text(const struct golden_topo *topo, FILE *out);
 
 #endif

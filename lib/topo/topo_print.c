@@ -1,16 +1,79 @@
 /* `golden topo` renderings. */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
+#include "nvml/nvml.h"
 #include "topo/topo.h"
 
 static const char *nic_ifname(const struct golden_nic *n)
 {
 	return n->kind == GOLDEN_NIC_ETH ? n->name : n->netdev;
+}
+
+/* GUIDs as "0x%016x" strings (a JSON number cannot hold 64 bits); null unknown. */
+static struct json_object *guid_json(uint64_t guid)
+{
+	char buf[24];
+
+	if (!guid)
+		return NULL;
+	golden_topo_guid_format(guid, buf, sizeof(buf));
+	return json_object_new_string(buf);
+}
+
+static const char *fabric_state_name(unsigned st)
+{
+	static const char *const names[] = {"not-supported", "not-started", "in-progress",
+	                                    "completed"};
+
+	return st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
+}
+
+static struct json_object *gpu_fabric_json(const struct golden_gpu_fabric *f)
+{
+	struct json_object *o;
+	char uuid[40];
+
+	if (!f->read)
+		return NULL;
+	o = json_object_new_object();
+	golden_nvml_uuid_format(f->cluster_uuid, uuid, sizeof(uuid));
+	json_object_object_add(o, "state", json_object_new_string(fabric_state_name(f->state)));
+	json_object_object_add(o, "status", json_object_new_int(f->status));
+	json_object_object_add(o, "cluster_uuid", json_object_new_string(uuid));
+	json_object_object_add(o, "clique_id", json_object_new_int64(f->clique_id));
+	return o;
+}
+
+/* The node's NVLink domain: what topology generation groups nodes by. */
+static struct json_object *nvlink_json(const struct golden_nvlink *nv)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "read", json_object_new_boolean(nv->read));
+	if (nv->read) {
+		json_object_object_add(o, "gpus", json_object_new_int(nv->ngpus));
+		json_object_object_add(o, "state",
+		                       json_object_new_string(fabric_state_name(nv->state)));
+		json_object_object_add(o, "status", json_object_new_int(nv->status));
+		json_object_object_add(o, "consistent", json_object_new_boolean(nv->consistent));
+		json_object_object_add(o, "attached", json_object_new_boolean(nv->attached));
+		json_object_object_add(
+		    o, "cluster_uuid",
+		    nv->cluster_uuid[0] ? json_object_new_string(nv->cluster_uuid) : NULL);
+		json_object_object_add(o, "clique_id", json_object_new_int64(nv->clique_id));
+		json_object_object_add(o, "domain",
+		                       nv->domain[0] ? json_object_new_string(nv->domain) : NULL);
+	}
+	if (nv->why[0])
+		json_object_object_add(o, "why", json_object_new_string(nv->why));
+	return o;
 }
 
 static struct json_object *port_json(const struct golden_port *p)
@@ -23,6 +86,8 @@ static struct json_object *port_json(const struct golden_port *p)
 	json_object_object_add(o, "phys_state", json_object_new_int(p->phys_state));
 	json_object_object_add(o, "rate_gbps", json_object_new_double(p->rate_gbps));
 	json_object_object_add(o, "roce_v2_gid_index", json_object_new_int(p->roce_v2_gid));
+	json_object_object_add(o, "subnet_prefix", guid_json(p->subnet_prefix));
+	json_object_object_add(o, "port_guid", guid_json(p->port_guid));
 	return o;
 }
 
@@ -47,6 +112,10 @@ static struct json_object *nic_json(const struct golden_nic *n)
 	for (int i = 0; i < n->nports; i++)
 		json_object_array_add(ports, port_json(&n->ports[i]));
 	json_object_object_add(o, "ports", ports);
+	if (n->kind != GOLDEN_NIC_ETH) {
+		json_object_object_add(o, "node_guid", guid_json(n->node_guid));
+		json_object_object_add(o, "node_desc", json_object_new_string(n->node_desc));
+	}
 	return o;
 }
 
@@ -69,6 +138,8 @@ struct json_object *golden_topo_to_json(const struct golden_topo *topo)
 		json_object_object_add(
 		    j, "nearest_locality",
 		    json_object_new_string(golden_topo_loc_name(g->nearest_loc)));
+		if (g->fabric.read)
+			json_object_object_add(j, "fabric", gpu_fabric_json(&g->fabric));
 		json_object_array_add(gpus, j);
 	}
 	for (int i = 0; i < topo->nnics; i++)
@@ -81,6 +152,7 @@ struct json_object *golden_topo_to_json(const struct golden_topo *topo)
 	json_object_object_add(o, "bootstrap_if", json_object_new_string(topo->bootstrap_if));
 	json_object_object_add(o, "gpus", gpus);
 	json_object_object_add(o, "nics", nics);
+	json_object_object_add(o, "nvlink", nvlink_json(&topo->nvlink));
 	return o;
 }
 
@@ -142,4 +214,21 @@ void golden_topo_print_text(const struct golden_topo *topo, FILE *out)
 	fprintf(out, "\nbootstrap interface (NCCL_SOCKET_IFNAME): %s\n",
 	        topo->bootstrap_if[0] ? topo->bootstrap_if
 	                              : "(none: no up interface with an address)");
+	if (topo->nvlink.attached)
+		fprintf(out, "NVLink domain: %s (%d GPUs, registration completed)\n",
+		        topo->nvlink.domain, topo->nvlink.ngpus);
+	else if (topo->nvlink.why[0])
+		fprintf(out, "NVLink domain: none: %s\n", topo->nvlink.why);
+}
+
+struct json_object *golden_topo_node_facts_json(const char *node, const struct golden_topo *topo)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "format", json_object_new_string(GOLDEN_NODE_FACTS_FORMAT));
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "node", json_object_new_string(node));
+	json_object_object_add(o, "time", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(o, "topo", golden_topo_to_json(topo));
+	return o;
 }

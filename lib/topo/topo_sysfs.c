@@ -139,6 +139,54 @@ static void read_ports(const char *root, struct golden_nic *nic)
 		nic->kind = ib >= eth ? GOLDEN_NIC_IB : GOLDEN_NIC_ROCE;
 }
 
+/* "b8e9:2403:009c:a838" (sysfs node_guid, the GUID half of a GID) -> value. */
+static int parse_guid_groups(const char *s, int groups, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	for (int g = 0; g < groups; g++) {
+		unsigned x;
+		int n = 0;
+
+		if (sscanf(s, "%4x%n", &x, &n) != 1 || n != 4)
+			return -1;
+		v = v << 16 | x;
+		s += 4;
+		if (g + 1 < groups && *s++ != ':')
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* What ibnetdiscover knows this adapter by: node GUID, NodeDescription,
+ * and per InfiniBand port the subnet prefix and port GUID from GID 0
+ * ("fe80:0000:0000:0000:b8e9:2403:009c:a838"). */
+static void read_ib_ids(const char *root, struct golden_nic *nic)
+{
+	char path[384], val[128];
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/node_guid", nic->name);
+	if (golden_sys_read(root, path, val, sizeof(val)) > 0)
+		parse_guid_groups(val, 4, &nic->node_guid);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/node_desc", nic->name);
+	if (golden_sys_read(root, path, val, sizeof(val)) > 0)
+		golden_strlcpy(nic->node_desc, val, sizeof(nic->node_desc));
+	for (int i = 0; i < nic->nports; i++) {
+		struct golden_port *p = &nic->ports[i];
+
+		if (strcmp(p->link_layer, "InfiniBand"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/gids/0", nic->name,
+		         p->num);
+		if (golden_sys_read(root, path, val, sizeof(val)) > 0 && strlen(val) == 39 &&
+		    parse_guid_groups(val, 4, &p->subnet_prefix) == 0 &&
+		    parse_guid_groups(val + 20, 4, &p->port_guid) == 0)
+			continue;
+		p->subnet_prefix = p->port_guid = 0;
+	}
+}
+
 /* Attach a sysfs netdev to its RDMA device, to hwloc's entry, or add it. */
 static struct golden_nic *netdev_entry(const char *root, struct golden_topo *topo,
                                        const char *ifname)
@@ -266,6 +314,9 @@ void golden_topo_read_sysfs(const char *root, struct golden_topo *topo)
 	for (int i = 0; i < nhwloc; i++)
 		if (topo->nics[i].kind != GOLDEN_NIC_ETH)
 			read_ports(root, &topo->nics[i]);
+	for (int i = 0; i < nhwloc; i++)
+		if (topo->nics[i].kind != GOLDEN_NIC_ETH)
+			read_ib_ids(root, &topo->nics[i]);
 	d = golden_sys_opendir(root, "/sys/class/net");
 	if (d) {
 		while ((de = readdir(d))) {

@@ -3,7 +3,7 @@
  * It exports the NVML entry points slurm-golden uses, with NVML's
  * signatures, and answers them from the JSON file named by FAKE_NVML_STATE,
  * read at nvmlInit_v2. The format is in README.md next to this file. The
- * types come from lib/health/nvml.h, slurm-golden's hand-written NVML declarations
+ * types come from lib/nvml/nvml.h, slurm-golden's hand-written NVML declarations
  * (their layouts are checked against NVIDIA's nvml.h where one is installed).
  */
 #include <errno.h>
@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "health/nvml.h"
+#include "nvml/nvml.h"
 
 /* ---------------------------------------------------------- entry points */
 /* Prototypes for the exported NVML functions (NVML's own signatures). */
@@ -92,6 +92,8 @@ struct golden_nvml_device_st {
 	bool fabric_supported;
 	unsigned int fabric_state, fabric_health;
 	golden_nvml_return_t fabric_status;
+	unsigned char fabric_uuid[GOLDEN_NVML_GPU_FABRIC_UUID_LEN];
+	unsigned int fabric_clique;
 	unsigned int nprocs;
 	struct fake_proc procs[FAKE_MAX_PROCS];
 	bool recovery_supported;
@@ -196,6 +198,24 @@ static int parse_pcie(const char *path, struct golden_nvml_device_st *g, json_ob
 	return 0;
 }
 
+/* "8c2b1e7a-4f0d-4c5e-9a61-0d3f5e7b9c21" (or without dashes) -> 16 bytes. */
+static int parse_uuid(const char *s, unsigned char out[GOLDEN_NVML_GPU_FABRIC_UUID_LEN])
+{
+	int n = 0;
+
+	for (; s && *s; s++) {
+		unsigned int v;
+
+		if (*s == '-')
+			continue;
+		if (n >= 2 * GOLDEN_NVML_GPU_FABRIC_UUID_LEN || sscanf(s, "%1x", &v) != 1)
+			return -1;
+		out[n / 2] = (unsigned char)(n % 2 ? out[n / 2] | v : v << 4);
+		n++;
+	}
+	return n == 2 * GOLDEN_NVML_GPU_FABRIC_UUID_LEN ? 0 : -1;
+}
+
 static int parse_fabric(const char *path, struct golden_nvml_device_st *g, json_object *v)
 {
 	if (is_unsupported(v)) {
@@ -214,6 +234,13 @@ static int parse_fabric(const char *path, struct golden_nvml_device_st *g, json_
 			g->fabric_status = (golden_nvml_return_t)json_object_get_int(val);
 		else if (strcmp(key, "health_summary") == 0)
 			g->fabric_health = (unsigned int)json_object_get_int(val);
+		else if (strcmp(key, "cluster_uuid") == 0) {
+			if (parse_uuid(json_object_get_string(val), g->fabric_uuid) < 0)
+				return bad(path,
+				           "cluster_uuid: expected 32 hex digits (dashes allowed)",
+				           json_object_get_string(val));
+		} else if (strcmp(key, "clique_id") == 0)
+			g->fabric_clique = (unsigned int)json_object_get_int(val);
 		else
 			return bad(path, "unknown fabric key", key);
 	}
@@ -323,18 +350,50 @@ static int parse_gpu(const char *path, struct golden_nvml_device_st *g, json_obj
 	return 0;
 }
 
+static int expand_node(const char *tmpl, char *out, size_t len)
+{
+	const char *node = getenv("SLURMD_NODENAME");
+	size_t o = 0;
+
+	for (; *tmpl; tmpl++) {
+		const char *add = NULL;
+		char one[2] = {*tmpl, '\0'};
+
+		if (tmpl[0] == '%' && tmpl[1] == 'n') {
+			if (!node || !*node || strchr(node, '/'))
+				return -1;
+			add = node;
+			tmpl++;
+		} else {
+			add = one;
+		}
+		if (o + strlen(add) >= len)
+			return -1;
+		memcpy(out + o, add, strlen(add));
+		o += strlen(add);
+	}
+	out[o] = '\0';
+	return 0;
+}
+
 /* 0, or an NVML error: LIBRARY_NOT_FOUND when the file is missing or not
  * JSON, UNKNOWN when it is JSON but not in the expected format. */
 static golden_nvml_return_t fake_load(void)
 {
-	const char *path = getenv("FAKE_NVML_STATE");
+	const char *tmpl = getenv("FAKE_NVML_STATE");
+	char path[4096];
 	json_object *root, *v;
 	golden_nvml_return_t ret = GOLDEN_NVML_SUCCESS;
+
+	/* %n: the Slurm node name, so one setting serves every node of a test
+	 * cluster (slurmd steps and HealthCheckProgram set SLURMD_NODENAME). */
+	if (tmpl && expand_node(tmpl, path, sizeof(path)) < 0)
+		return GOLDEN_NVML_ERROR_LIBRARY_NOT_FOUND;
 
 	memset(&fake.gpus, 0, sizeof(fake.gpus));
 	fake.ngpus = 0;
 	fake.hang[0] = '\0';
-	if (!path || !*path || access(path, R_OK) != 0)
+	if (!tmpl || !*path || access(path, R_OK) != 0)
 		return GOLDEN_NVML_ERROR_LIBRARY_NOT_FOUND;
 	root = json_object_from_file(path);
 	if (!root) {
@@ -642,6 +701,8 @@ golden_nvml_return_t nvmlDeviceGetGpuFabricInfo(golden_nvml_device_t d,
 	memset(info, 0, sizeof(*info));
 	info->state = (unsigned char)d->fabric_state;
 	info->status = d->fabric_status;
+	memcpy(info->clusterUuid, d->fabric_uuid, sizeof(info->clusterUuid));
+	info->cliqueId = d->fabric_clique;
 	return GOLDEN_NVML_SUCCESS;
 }
 
@@ -664,6 +725,8 @@ golden_nvml_return_t nvmlDeviceGetGpuFabricInfoV(golden_nvml_device_t d, void *i
 		v3->status = d->fabric_status;
 		v3->healthMask = 0;
 		v3->healthSummary = (unsigned char)d->fabric_health;
+		memcpy(v3->clusterUuid, d->fabric_uuid, sizeof(v3->clusterUuid));
+		v3->cliqueId = d->fabric_clique;
 		return GOLDEN_NVML_SUCCESS;
 	}
 	if (version == GOLDEN_NVML_GPU_FABRIC_INFO_V2) {
@@ -674,6 +737,8 @@ golden_nvml_return_t nvmlDeviceGetGpuFabricInfoV(golden_nvml_device_t d, void *i
 		v2->state = (unsigned char)d->fabric_state;
 		v2->status = d->fabric_status;
 		v2->healthMask = 0;
+		memcpy(v2->clusterUuid, d->fabric_uuid, sizeof(v2->clusterUuid));
+		v2->cliqueId = d->fabric_clique;
 		return GOLDEN_NVML_SUCCESS;
 	}
 	return GOLDEN_NVML_ERROR_ARGUMENT_VERSION_MISMATCH;

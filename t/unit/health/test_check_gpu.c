@@ -20,7 +20,7 @@
 
 #include "health/check.h"
 #include "health/golden_conf.h"
-#include "health/nvml.h"
+#include "nvml/nvml.h"
 #include "t/unit/tap.h"
 
 #define REEXEC_ENV "GOLDEN_TEST_CHECK_GPU_REEXEC"
@@ -482,6 +482,14 @@ int main(int argc, char **argv)
 	       "gpu0 hw-slowdown");
 	expect("fabric-not-ready", "gpu-fabric", GOLDEN_ST_FAIL, GOLDEN_ACTION_DRAIN,
 	       "gpu7 fabric not-ready");
+	/* GB200 trays: one NVLink domain and clique per node, or a split. */
+	expect_t("gb200-rack-a", "gpu-fabric", notopo, GOLDEN_ST_OK, GOLDEN_ACTION_NONE, "");
+	expect_t("gb200-split", "gpu-fabric", notopo, GOLDEN_ST_FAIL, GOLDEN_ACTION_DRAIN,
+	         "gpu2 fabric split");
+	run_with("gb200-split", "gpu-fabric", notopo, GOLDEN_PHASE_PROLOG, &res);
+	ok(strstr(res.detail, "5b0f6c1e-2d3a-4e8b-9c47-1a2b3c4d5e6f clique 2") &&
+	       strstr(res.detail, "clique 1"),
+	   "split detail names the domain and both cliques (%s)", res.detail);
 	expect("leftover-proc", "gpu-procs", GOLDEN_ST_FAIL, GOLDEN_ACTION_DRAIN,
 	       "gpu2 leftover pid 4242");
 	run_with("leftover-proc", "gpu-procs", topo, GOLDEN_PHASE_PROLOG, &res);

@@ -600,6 +600,95 @@ static void test_errors(const char *tmp)
 	unlink(path);
 }
 
+/* What ibnetdiscover keys an adapter by: node GUID, port GUID and subnet
+ * prefix from GID 0, the NodeDescription. RoCE ports have none. */
+static void test_ib_ids(void)
+{
+	struct golden_err err;
+	const struct golden_nic *n;
+	char buf[24];
+
+	if (!ok(load_fixture("gb200-n2", &err) == 0, "gb200-n2 discovered: %s", err.msg))
+		return;
+	n = nic("mlx5_1");
+	golden_topo_guid_format(n->node_guid, buf, sizeof(buf));
+	is(buf, "0x0002c90300002010", "gb200-n2 mlx5_1 node GUID from sysfs node_guid");
+	golden_topo_guid_format(n->ports[0].port_guid, buf, sizeof(buf));
+	is(buf, "0x0002c90300002011", "mlx5_1 port 1 GUID from GID 0 (ibsim numbering)");
+	golden_topo_guid_format(n->ports[0].subnet_prefix, buf, sizeof(buf));
+	is(buf, "0xfe80000000000000", "mlx5_1 port 1 subnet prefix from GID 0");
+	is(n->node_desc, "localhost mlx5_1", "the NodeDescription is read as it is (a trap)");
+	n = nic("mlx5_2");
+	ok(n->ports[0].port_guid == 0 && n->ports[0].subnet_prefix == 0,
+	   "RoCE port (BlueField-3 mlx5_2): no port GUID");
+	if (!ok(load_fixture("hgx-h100-ib", &err) == 0, "hgx-h100-ib discovered: %s", err.msg))
+		return;
+	n = nic("mlx5_0");
+	ok(n->node_guid && n->ports[0].port_guid == n->node_guid,
+	   "hgx-h100-ib mlx5_0: port GUID equals the node GUID, as ConnectX has");
+	is(n->node_desc, "", "no node_desc file: empty");
+	ok(topo->nvlink.read == false && topo->nvlink.domain[0] == '\0',
+	   "discovery alone never reads NVML");
+}
+
+static void set_fabric(struct golden_gpu_fabric *f, unsigned state, int status, unsigned char u0,
+                       unsigned clique)
+{
+	memset(f, 0, sizeof(*f));
+	f->read = true;
+	f->state = state;
+	f->status = status;
+	f->cluster_uuid[0] = u0;
+	f->cluster_uuid[15] = u0;
+	f->clique_id = clique;
+}
+
+/* The node's NVLink domain from its GPUs' fabric records (pure). */
+static void test_nvlink_summary(void)
+{
+	struct golden_gpu_fabric extra;
+
+	memset(topo, 0, sizeof(*topo));
+	topo->ngpus = 4;
+	for (int i = 0; i < 4; i++)
+		set_fabric(&topo->gpus[i].fabric, 3, 0, 0xab, 7);
+	golden_topo_nvlink_summarize(topo, NULL, 0);
+	ok(topo->nvlink.attached && topo->nvlink.consistent && topo->nvlink.ngpus == 4,
+	   "4 GPUs completed in one domain: attached");
+	is(topo->nvlink.domain, "ab000000-0000-0000-0000-0000000000ab.7",
+	   "domain = cluster UUID . clique id");
+
+	set_fabric(&topo->gpus[2].fabric, 2, 0, 0xab, 7);
+	golden_topo_nvlink_summarize(topo, NULL, 0);
+	ok(!topo->nvlink.attached && topo->nvlink.state == 2 && topo->nvlink.domain[0] == '\0',
+	   "one GPU still in progress: node not attached, state in progress");
+	ok(strstr(topo->nvlink.why, "in progress") != NULL, "why: %s", topo->nvlink.why);
+
+	set_fabric(&topo->gpus[2].fabric, 3, 15, 0xab, 7);
+	golden_topo_nvlink_summarize(topo, NULL, 0);
+	ok(!topo->nvlink.attached && topo->nvlink.status == 15,
+	   "a failed registration (status 15): not attached");
+
+	set_fabric(&topo->gpus[2].fabric, 3, 0, 0xab, 7);
+	set_fabric(&extra, 3, 0, 0xab, 8);
+	golden_topo_nvlink_summarize(topo, &extra, 1);
+	ok(!topo->nvlink.attached && !topo->nvlink.consistent,
+	   "a GPU outside the topology in another clique: not consistent");
+
+	for (int i = 0; i < 4; i++)
+		set_fabric(&topo->gpus[i].fabric, 3, 0, 0, 0);
+	golden_topo_nvlink_summarize(topo, NULL, 0);
+	ok(!topo->nvlink.attached && topo->nvlink.consistent && topo->nvlink.state == 3,
+	   "HGX: completed with a zero UUID is no multi-node domain");
+	ok(strstr(topo->nvlink.why, "zero") != NULL, "why: %s", topo->nvlink.why);
+
+	for (int i = 0; i < 4; i++)
+		set_fabric(&topo->gpus[i].fabric, 0, 0, 0, 0);
+	golden_topo_nvlink_summarize(topo, NULL, 0);
+	ok(!topo->nvlink.attached && topo->nvlink.ngpus == 0 && topo->nvlink.state == 0,
+	   "no GPU with a fabric (PCIe): not supported");
+}
+
 int main(void)
 {
 	const char *env_fx = getenv("GOLDEN_FIXTURES");
@@ -622,6 +711,8 @@ int main(void)
 	test_vm_flat();
 	test_real(empty);
 	test_errors(empty);
+	test_ib_ids();
+	test_nvlink_summary();
 
 	ok(rmdir(empty) == 0, "temporary sysroot left empty and removed");
 	free(topo);

@@ -1,54 +1,98 @@
-/* Slurm hostlist expressions matched against one name, as slurm.conf and
- * scontrol write them. */
-#include <config.h>
-
+/* Slurm host lists: expansion and the ranged form, as Slurm spells them in
+ * topology.conf and `scontrol show topology`. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "t/unit/tap.h"
 #include "util/hostlist.h"
 
+/* Expand expr and join the names with spaces. */
+static const char *expand(const char *expr, int *rc)
+{
+	static char out[4096];
+	struct golden_hostlist hl = {0};
+	struct golden_err err = {{0}};
+
+	out[0] = '\0';
+	*rc = golden_hostlist_expand(expr, &hl, &err);
+	if (*rc < 0)
+		snprintf(out, sizeof(out), "error: %s", err.msg);
+	for (size_t i = 0; *rc == 0 && i < hl.n; i++) {
+		strncat(out, i ? " " : "", sizeof(out) - strlen(out) - 1);
+		strncat(out, hl.names[i], sizeof(out) - strlen(out) - 1);
+	}
+	golden_hostlist_free(&hl);
+	return out;
+}
+
+static char *ranged(const char *expr)
+{
+	struct golden_hostlist hl = {0};
+	struct golden_err err = {{0}};
+	char *r;
+
+	if (golden_hostlist_expand(expr, &hl, &err) < 0)
+		return strdup(err.msg);
+	r = golden_hostlist_ranged(hl.names, hl.n);
+	golden_hostlist_free(&hl);
+	return r;
+}
+
+static void is_ranged(const char *expr, const char *want)
+{
+	char *got = ranged(expr);
+
+	is(got, want, "ranged(%s) = %s", expr, want);
+	free(got);
+}
+
 int main(void)
 {
-	static const struct {
-		const char *expr, *node;
-		bool want;
-	} cases[] = {
-	    {"gpu[001-064]", "gpu001", true},
-	    {"gpu[001-064]", "gpu064", true},
-	    {"gpu[001-064]", "gpu065", false},
-	    {"gpu[001-064]", "gpu1", false},    /* fixed width: three digits */
-	    {"gpu[001-064]", "gpu0001", false}, /* ... exactly */
-	    {"gpu[1-64]", "gpu7", true},
-	    {"gpu[1-64]", "gpu07", false}, /* no leading zeros without them in the range */
-	    {"gpu[1-64]", "gpu64", true},
-	    {"gpu[001-064,100]", "gpu100", true},
-	    {"gpu[001-004,010-012],login1", "login1", true},
-	    {"gpu[001-004,010-012],login1", "gpu011", true},
-	    {"gpu[001-004,010-012],login1", "gpu005", false},
-	    {"login1", "login10", false},
-	    {"n[1-2]-ib[0-1]", "n2-ib1", true},
-	    {"n[1-2]-ib[0-1]", "n2-ib2", false},
-	    {"n[1-20]", "n12", true}, /* two digits, not 1 then "2" */
-	    {"n[1-9]x", "n12x", false},
-	    {"rack[1-2]n[01-18]", "rack2n18", true},
-	    {"rack[1-2]n[01-18]", "rack2n8", false},
-	    {"n1,n2", "n2", true},
-	    {"n1", "", false},
-	};
-	static const char *bad[] = {"",    "gpu[1-", "gpu[a-b]", "gpu[5-1]", "gpu]1",
-	                            "n1,", "n1,,n2", "gpu[1-2",  "n 1",      "n[]"};
-	struct golden_err err;
+	int rc;
+	struct golden_hostlist hl = {0};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ok(golden_hostlist_match(cases[i].expr, cases[i].node) == cases[i].want, "%s %s %s",
-		   cases[i].expr, cases[i].want ? "matches" : "does not match", cases[i].node);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		memset(&err, 0, sizeof(err));
-		ok(golden_hostlist_check(bad[i], &err) < 0 && err.msg[0], "'%s' is refused: %s",
-		   bad[i], err.msg);
-		ok(!golden_hostlist_match(bad[i], "n1"), "'%s' matches nothing", bad[i]);
+	is(expand("n[1-3,5]", &rc), "n1 n2 n3 n5", "n[1-3,5]");
+	is(expand("gpu[01-03],login1", &rc), "gpu01 gpu02 gpu03 login1", "zero padding kept");
+	is(expand("r[1-2]n[1-2]", &rc), "r1n1 r1n2 r2n1 r2n2", "two bracket groups");
+	is(expand("a08-p1-dgx-04-c[01-02]", &rc), "a08-p1-dgx-04-c01 a08-p1-dgx-04-c02",
+	   "dashes and digits before the range");
+	is(expand("n1,,n2", &rc), "n1 n2", "an empty item is skipped");
+	is(expand("", &rc), "", "empty list");
+	expand("n[1-", &rc);
+	ok(rc < 0, "unbalanced bracket is an error");
+	is(expand("n[3-1]", &rc), "error: bad range '3-1': 3 > 1", "reversed range: %s", "said");
+	is(expand("n[a-b]", &rc), "error: bad range 'a-b': expected digits", "letters in a range");
+	expand("n[1-99999999]", &rc);
+	ok(rc < 0, "a range of 10^8 names is refused");
+	expand("n1 n2", &rc);
+	ok(rc < 0, "white space is refused");
+
+	is_ranged("n1,n2,n3,n5", "n[1-3,5]");
+	is_ranged("n10,n9,n1,n2", "n[1-2,9-10]");
+	is_ranged("gpu01,gpu02,gpu03", "gpu[01-03]");
+	is_ranged("gpu098,gpu099,gpu100,gpu101", "gpu[098-101]");
+	is_ranged("gb09,gb10", "gb[09-10]");
+	is_ranged("n9,n10,n11", "n[9-11]");
+	is_ranged("n3", "n3");
+	is_ranged("login,n[1-2]", "login,n[1-2]");
+	is_ranged("n2,n1,n2", "n[1-2]");
+	is_ranged("a08-p1-dgx-04-c[01-03],a08-p1-dgx-05-c01",
+	          "a08-p1-dgx-04-c[01-03],a08-p1-dgx-05-c01");
+	is_ranged("S-0008f10400411f56,S-0008f10400411f57", "S-0008f10400411f[56-57]");
+	{
+		/* round trip: ranged then expanded gives the same set */
+		char *r = ranged("x[1-5,7,9-12],y01,y02,z");
+		is(expand(r, &rc), "x1 x2 x3 x4 x5 x7 x9 x10 x11 x12 y01 y02 z", "round trip of %s",
+		   r);
+		free(r);
 	}
-	ok(golden_hostlist_check("gpu[001-064,100],login[1-2]", &err) == 0, "a real list is fine");
-	ok(!golden_hostlist_match("gpu[001-064]", NULL), "no node, no match");
+	golden_hostlist_add(&hl, "n10");
+	golden_hostlist_add(&hl, "n2");
+	golden_hostlist_add(&hl, "n10");
+	golden_hostlist_uniq(&hl);
+	ok(hl.n == 2 && !strcmp(hl.names[0], "n2") && golden_hostlist_has(&hl, "n10"),
+	   "uniq sorts naturally and drops duplicates");
+	golden_hostlist_free(&hl);
 	return done_testing();
 }

@@ -10,8 +10,8 @@
  * The same dlopen serves production and tests: the tests put a fake
  * libnvidia-ml.so.1 (t/fake-nvml) first on LD_LIBRARY_PATH.
  */
-#ifndef GOLDEN_HEALTH_NVML_H
-#define GOLDEN_HEALTH_NVML_H
+#ifndef GOLDEN_NVML_NVML_H
+#define GOLDEN_NVML_NVML_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -304,7 +304,19 @@ struct golden_nvml_fabric {
 	unsigned int state;          /* GOLDEN_NVML_GPU_FABRIC_STATE_* */
 	golden_nvml_return_t status; /* when state is COMPLETED */
 	unsigned int health_summary; /* GOLDEN_NVML_GPU_FABRIC_HEALTH_SUMMARY_*; 0 unknown */
+	/* The NVLink domain (clusterUuid) and the partition in it (cliqueId),
+	 * meaningful when state is COMPLETED and status SUCCESS. An all-zero
+	 * UUID: no multi-node NVLink domain (HGX boards report that). */
+	unsigned char cluster_uuid[GOLDEN_NVML_GPU_FABRIC_UUID_LEN];
+	unsigned int clique_id;
 };
+/* A fabric cluster UUID as text, "8c2b1e7a-4f0d-4c5e-9a61-0d3f5e7b9c21"
+ * (out: at least 37 bytes). */
+void golden_nvml_uuid_format(const unsigned char uuid[GOLDEN_NVML_GPU_FABRIC_UUID_LEN], char *out,
+                             size_t outlen);
+/* All 16 bytes zero: no multi-node NVLink domain. */
+bool golden_nvml_uuid_is_zero(const unsigned char uuid[GOLDEN_NVML_GPU_FABRIC_UUID_LEN]);
+
 /* nvmlDeviceGetGpuFabricInfoV (v3, then v2), else nvmlDeviceGetGpuFabricInfo. */
 golden_nvml_return_t golden_nvml_fabric_info(const struct golden_nvml *n, golden_nvml_device_t dev,
                                              struct golden_nvml_fabric *fab);

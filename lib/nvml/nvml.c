@@ -1,7 +1,7 @@
 /* NVML through dlopen: see nvml.h. */
 #include <config.h>
 
-#include "health/nvml.h"
+#include "nvml/nvml.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -296,6 +296,32 @@ golden_nvml_return_t golden_nvml_clocks_event_reasons(const struct golden_nvml *
 	return GOLDEN_NVML_ERROR_NOT_SUPPORTED;
 }
 
+void golden_nvml_uuid_format(const unsigned char uuid[GOLDEN_NVML_GPU_FABRIC_UUID_LEN], char *out,
+                             size_t outlen)
+{
+	size_t o = 0;
+
+	if (!outlen)
+		return;
+	out[0] = '\0';
+	for (int i = 0; i < GOLDEN_NVML_GPU_FABRIC_UUID_LEN; i++) {
+		int w = snprintf(out + o, outlen - o, "%s%02x",
+		                 i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", uuid[i]);
+
+		if (w < 0 || (size_t)w >= outlen - o)
+			return;
+		o += (size_t)w;
+	}
+}
+
+bool golden_nvml_uuid_is_zero(const unsigned char uuid[GOLDEN_NVML_GPU_FABRIC_UUID_LEN])
+{
+	for (int i = 0; i < GOLDEN_NVML_GPU_FABRIC_UUID_LEN; i++)
+		if (uuid[i])
+			return false;
+	return true;
+}
+
 golden_nvml_return_t golden_nvml_fabric_info(const struct golden_nvml *n, golden_nvml_device_t dev,
                                              struct golden_nvml_fabric *fab)
 {
@@ -313,6 +339,8 @@ golden_nvml_return_t golden_nvml_fabric_info(const struct golden_nvml *n, golden
 			fab->state = v3.state;
 			fab->status = v3.status;
 			fab->health_summary = v3.healthSummary;
+			memcpy(fab->cluster_uuid, v3.clusterUuid, sizeof(fab->cluster_uuid));
+			fab->clique_id = v3.cliqueId;
 			return r;
 		}
 		if (r != GOLDEN_NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
@@ -324,6 +352,8 @@ golden_nvml_return_t golden_nvml_fabric_info(const struct golden_nvml *n, golden
 		if (r == GOLDEN_NVML_SUCCESS) {
 			fab->state = v2.state;
 			fab->status = v2.status;
+			memcpy(fab->cluster_uuid, v2.clusterUuid, sizeof(fab->cluster_uuid));
+			fab->clique_id = v2.cliqueId;
 		}
 		if (r != GOLDEN_NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
 			return r;
@@ -336,6 +366,8 @@ golden_nvml_return_t golden_nvml_fabric_info(const struct golden_nvml *n, golden
 		if (r == GOLDEN_NVML_SUCCESS) {
 			fab->state = v1.state;
 			fab->status = v1.status;
+			memcpy(fab->cluster_uuid, v1.clusterUuid, sizeof(fab->cluster_uuid));
+			fab->clique_id = v1.cliqueId;
 		}
 		return r;
 	}
