@@ -63,7 +63,7 @@ void golden_checks_run(const struct golden_check *const *list, int n,
 	golden_child_wait_all(ch, n);
 	for (int i = 0; i < n; i++) {
 		struct golden_check_outcome *o = &rep->out[i];
-		int sig;
+		int sig, rc;
 
 		if (ch[i].pid <= 0) {
 			golden_check_fail(&o->res, GOLDEN_ACTION_DRAIN, "golden internal",
@@ -87,7 +87,21 @@ void golden_checks_run(const struct golden_check *const *list, int n,
 			continue;
 		}
 		o->duration_ms = (int)(ch[i].finished - start);
-		if (golden_child_exit_status(ch[i].pid, &sig) < 0) {
+		rc = golden_child_exit_status(ch[i].pid, ch[i].deadline, &sig);
+		if (rc == 1) {
+			/* It closed its end of the pipe but did not exit: its
+			 * result may still change under us. */
+			o->timed_out = true;
+			golden_check_fail(&o->res, GOLDEN_ACTION_DRAIN, "", "%s", "");
+			snprintf(o->res.code, sizeof(o->res.code), "hc %s timeout", o->chk->name);
+			snprintf(
+			    o->res.detail, sizeof(o->res.detail),
+			    "check %s did not exit within %d ms (it closed its result pipe and "
+			    "kept running); killed",
+			    o->chk->name, (int)(ch[i].deadline - start));
+			continue;
+		}
+		if (rc < 0) {
 			golden_check_fail(&o->res, GOLDEN_ACTION_DRAIN, "", "%s", "");
 			snprintf(o->res.code, sizeof(o->res.code), "hc %s crashed", o->chk->name);
 			snprintf(o->res.detail, sizeof(o->res.detail),
