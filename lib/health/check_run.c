@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/child.h"
+#include "util/kmsg.h"
 
 _Static_assert(GOLDEN_MAX_CHECKS <= GOLDEN_CHILD_MAX, "the runner waits for all checks at once");
 
@@ -126,4 +127,22 @@ void golden_checks_run(const struct golden_check *const *list, int n,
 	rep->total_ms = (int)(golden_child_now_ms() - start);
 	if (shared != MAP_FAILED)
 		munmap(shared, sizeof(*shared) * (size_t)(n ? n : 1));
+}
+
+int golden_checks_commit(const struct golden_run_report *rep, struct golden_err *err)
+{
+	int rc = 0;
+
+	for (int i = 0; i < rep->n; i++) {
+		const struct golden_check_commit *c = &rep->out[i].res.commit;
+
+		if (!c->set || rep->out[i].timed_out)
+			continue;
+		if (golden_kmsg_cursor_advance(c->dir, c->name, c->boot_id, c->seq) < 0) {
+			golden_err_set(err, "cannot save %s/%s (check %s): %s", c->dir, c->name,
+			               rep->out[i].chk->name, strerror(errno));
+			rc = -1;
+		}
+	}
+	return rc;
 }

@@ -48,6 +48,8 @@ static void usage(const char *prog, FILE *out)
 	        "reason. Config: --config, $GOLDEN_CONF or " DEFAULT_CONF " (optional).\n"
 	        "--explain-config prints every golden.conf line, whether it applies to this\n"
 	        "node (--node NAME for another) and why, then the settings in effect.\n"
+	        "--no-drain is a dry run: nothing is drained and nothing consumed (kernel-log\n"
+	        "cursors, counters), so the next prolog sees the same faults.\n"
 	        "--kernel prints the teardown-stall exposure report (kernel version against\n"
 	        "the fixes, cgroup writeback, filesystems) and exits 1 if exposed.\n"
 	        "--healthcheck is Slurm's HealthCheckProgram: passive checks only while a job\n"
@@ -258,7 +260,8 @@ static void print_text(const struct golden_run_report *rep, const struct golden_
 	}
 	if (info->reason)
 		printf("reason: %s\nnode: %s\n", info->reason,
-		       info->drain ? info->drain : "not drained (--no-drain)");
+		       info->drain ? info->drain
+		                   : "not drained, nothing consumed (--no-drain: a dry run)");
 	if (info->resume)
 		printf("node: %s\n", info->resume);
 	if (info->waiting)
@@ -380,7 +383,8 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 	                                o.phase,
 	                                o.kmsg,
 	                                state,
-	                                tdir};
+	                                tdir,
+	                                o.no_drain != 0};
 	n = golden_checks_select(conf, o.phase, list, GOLDEN_MAX_CHECKS);
 	golden_checks_run(list, n, &ctx, conf->budget_ms, rep);
 	/* A storage check that timed out during a writeback stall blames the kernel. */
@@ -396,9 +400,16 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 		    conf, node, state, ctx.sysroot, o.kmsg, info.phase, metrics, ctx.topo, 0};
 		bool review = o.phase == GOLDEN_PHASE_HEALTH || o.phase == GOLDEN_PHASE_BUSY;
 
+		struct golden_err err = {{0}};
+
 		if (golden_lifecycle_after_run(&lc, rep, review, lcres) < 0)
 			fprintf(stderr, "%s: cannot update the lifecycle ledger in %s\n", prog,
 			        state);
+		/* Faults are consumed only once acted on: drained, or owed. */
+		if (lcres->recorded && golden_checks_commit(rep, &err) < 0)
+			fprintf(stderr,
+			        "%s: %s; the same kernel records are read again next time\n", prog,
+			        err.msg);
 		if (lcres->reason[0])
 			info.reason = lcres->reason;
 		info.drain = lcres->drain[0] ? lcres->drain : NULL;
