@@ -2,6 +2,7 @@
 
 #include "node/node_main.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,9 @@
 #include "util/strutil.h"
 #include "stall/wbexposure.h"
 #include "stall/wbstall.h"
+#include "stall/check_kernel.h"
+#include "util/kmsg.h"
+#include "util/statefile.h"
 #include "node/check_registry.h"
 #include "util/child.h"
 #include "util/nodename.h"
@@ -30,7 +34,7 @@
 struct hc_opts {
 	enum golden_phase phase;
 	const char *config, *sysroot, *topology, *kmsg, *node;
-	int json, no_drain, kernel, explain;
+	int json, no_drain, kernel, explain, ack;
 };
 
 static void usage(const char *prog, FILE *out)
@@ -38,7 +42,7 @@ static void usage(const char *prog, FILE *out)
 	fprintf(out,
 	        "Usage: %s [--prolog|--epilog|--healthcheck] [--config FILE] [--sysroot DIR]\n"
 	        "       %*s [--topology FILE] [--kmsg FILE] [--node NAME] [--json] [--no-drain]\n"
-	        "       %*s [--kernel] [--explain-config]\n"
+	        "       %*s [--kernel] [--explain-config] [--acknowledge-kmsg]\n"
 	        "\n"
 	        "Run slurm-golden's GPU, fabric, storage and kernel-log health checks, each in\n"
 	        "its own process under a hard deadline. On a failure the node is drained with a\n"
@@ -50,6 +54,8 @@ static void usage(const char *prog, FILE *out)
 	        "node (--node NAME for another) and why, then the settings in effect.\n"
 	        "--no-drain is a dry run: nothing is drained and nothing consumed (kernel-log\n"
 	        "cursors, counters), so the next prolog sees the same faults.\n"
+	        "--acknowledge-kmsg checks nothing: the kernel log up to now counts as seen by\n"
+	        "the checks that read it (xid, wb-stall), for faults already dealt with by hand.\n"
 	        "--kernel prints the teardown-stall exposure report (kernel version against\n"
 	        "the fixes, cgroup writeback, filesystems) and exits 1 if exposed.\n"
 	        "--healthcheck is Slurm's HealthCheckProgram: passive checks only while a job\n"
@@ -62,14 +68,21 @@ static void usage(const char *prog, FILE *out)
 
 static int parse(int argc, char **argv, struct hc_opts *o)
 {
-	static const struct option longopts[] = {
-	    {"prolog", no_argument, NULL, 'p'},         {"epilog", no_argument, NULL, 'e'},
-	    {"config", required_argument, NULL, 'c'},   {"sysroot", required_argument, NULL, 's'},
-	    {"topology", required_argument, NULL, 't'}, {"kmsg", required_argument, NULL, 'k'},
-	    {"node", required_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
-	    {"no-drain", no_argument, NULL, 'N'},       {"kernel", no_argument, NULL, 'K'},
-	    {"healthcheck", no_argument, NULL, 'H'},    {"explain-config", no_argument, NULL, 'X'},
-	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {{"prolog", no_argument, NULL, 'p'},
+	                                         {"epilog", no_argument, NULL, 'e'},
+	                                         {"config", required_argument, NULL, 'c'},
+	                                         {"sysroot", required_argument, NULL, 's'},
+	                                         {"topology", required_argument, NULL, 't'},
+	                                         {"kmsg", required_argument, NULL, 'k'},
+	                                         {"node", required_argument, NULL, 'n'},
+	                                         {"json", no_argument, NULL, 'j'},
+	                                         {"no-drain", no_argument, NULL, 'N'},
+	                                         {"kernel", no_argument, NULL, 'K'},
+	                                         {"healthcheck", no_argument, NULL, 'H'},
+	                                         {"explain-config", no_argument, NULL, 'X'},
+	                                         {"acknowledge-kmsg", no_argument, NULL, 'A'},
+	                                         {"help", no_argument, NULL, 'h'},
+	                                         {NULL, 0, NULL, 0}};
 	int c;
 
 	optind = 1;
@@ -111,6 +124,9 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 			break;
 		case 'X':
 			o->explain = 1;
+			break;
+		case 'A':
+			o->ack = 1;
 			break;
 		case 'h':
 			usage(argv[0], stdout);
@@ -299,6 +315,40 @@ static int kernel_report(const char *sysroot)
 	return t.exposed ? 1 : 0;
 }
 
+/* --acknowledge-kmsg: move the cursors of the checks that read the kernel
+ * log (xid in state, wb-stall in state/stall) to its newest record. */
+static int acknowledge_kmsg(const char *prog, const char *kmsg, const char *state,
+                            const char *sysroot)
+{
+	char stall[PATH_MAX];
+	struct golden_kmsg_stats st;
+	const char *path = kmsg ? kmsg : "/dev/kmsg";
+
+	if (golden_path_join(stall, sizeof(stall), state, GOLDEN_STALL_CURSOR_DIR) < 0) {
+		fprintf(stderr, "%s: state_dir %s: path too long\n", prog, state);
+		return 2;
+	}
+	do { /* a scan stops after GOLDEN_KMSG_MAX_RECORDS: go on from there */
+		if (golden_kmsg_scan(kmsg, state, sysroot, false, NULL, NULL, &st) < 0) {
+			fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno));
+			return 2;
+		}
+		if ((st.records || st.cursor_found) &&
+		    (golden_kmsg_cursor_advance(state, GOLDEN_KMSG_CURSOR, st.boot_id,
+		                                st.last_seq) < 0 ||
+		     golden_kmsg_cursor_advance(stall, GOLDEN_KMSG_CURSOR, st.boot_id,
+		                                st.last_seq) < 0)) {
+			fprintf(stderr, "%s: cannot save the kernel-log cursors in %s: %s\n", prog,
+			        state, strerror(errno));
+			return 2;
+		}
+	} while (st.limited);
+	printf("%s acknowledged up to record %llu (boot %s): the xid and wb-stall checks look "
+	       "only at later records\n",
+	       path, (unsigned long long)st.last_seq, st.boot_id);
+	return 0;
+}
+
 /* HealthCheckProgram runs on idle, allocated and drained nodes alike: while
  * a job runs only passive checks; if Slurm cannot tell, assume one runs. */
 static enum golden_phase health_phase(const struct golden_conf *conf, const char *node,
@@ -322,7 +372,7 @@ static enum golden_phase health_phase(const struct golden_conf *conf, const char
 int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 {
 	const char *prog = argv[0];
-	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0};
+	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0};
 	struct golden_conf *conf = malloc(sizeof(*conf));
 	struct golden_topo *topo = malloc(sizeof(*topo));
 	char node[64], topopath[PATH_MAX], sysroot[PATH_MAX], state[PATH_MAX], logp[PATH_MAX];
@@ -362,6 +412,10 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 		goto out;
 	if (o.kernel) {
 		rc = kernel_report(sysroot[0] ? sysroot : NULL);
+		goto out;
+	}
+	if (o.ack) {
+		rc = acknowledge_kmsg(prog, o.kmsg, state, sysroot[0] ? sysroot : NULL);
 		goto out;
 	}
 

@@ -62,6 +62,7 @@ struct watch {
 	 * which checks to run again, and the cursor not to save meanwhile */
 	bool unrecorded, retry_xid, retry_stall;
 	int backoff_ms;
+	double retry_at;  /* monotonic seconds: next retry while pending */
 	double last_save; /* monotonic seconds */
 };
 
@@ -238,12 +239,21 @@ static void run_checks(struct watch *w)
 		say(w, "cannot append to %s", w->logp);
 	golden_health_log_syslog(rep, &info);
 	if (info.reason)
-		say(w, "%s: %s", info.reason, info.drain ? info.drain : "");
+		say(w, "%s: %s%s", info.reason, info.drain ? info.drain : "",
+		    w->unrecorded ? " (not in the ledger: looked at again)" : "");
+	else if (w->unrecorded && rep->worst >= 0)
+		say(w, "%s: %s; retrying", rep->out[rep->worst].res.code,
+		    info.drain ? info.drain
+		               : "the ledger cannot be written: the fault stays pending");
 	else if (rep->worst >= 0)
 		say(w, "recorded: %s", rep->out[rep->worst].res.detail);
 	w->pending = res->pending || w->unrecorded;
-	if (w->pending && w->backoff_ms == 0)
+	if (!w->pending) {
+		w->backoff_ms = 0;
+	} else if (w->backoff_ms == 0) {
 		w->backoff_ms = BACKOFF_MIN_MS;
+		w->retry_at = mono_s() + BACKOFF_MIN_MS / 1000.0;
+	}
 out:
 	free(rep);
 	free(res);
@@ -297,6 +307,7 @@ static void retry_pending(struct watch *w)
 		    w->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : w->backoff_ms * 2;
 	else
 		w->backoff_ms = 0;
+	w->retry_at = mono_s() + w->backoff_ms / 1000.0;
 	save_state(w);
 }
 
@@ -347,8 +358,17 @@ static int read_live(struct watch *w, bool once)
 			break;
 		{
 			struct pollfd p = {fd, POLLIN, 0};
-			int r = poll(&p, 1, w->pending ? w->backoff_ms : -1);
+			int left = -1, r = 0;
 
+			/* Counted from the last try, so that kernel chatter cannot
+			 * postpone a retry forever. */
+			if (w->pending) {
+				double ms = (w->retry_at - mono_s()) * 1000;
+
+				left = ms <= 0 ? 0 : (int)ms + 1;
+			}
+			if (left != 0)
+				r = poll(&p, 1, left);
 			if (r == 0 && w->pending)
 				retry_pending(w);
 		}
@@ -501,6 +521,7 @@ int golden_watch_main(int argc, char **argv)
 		    !l->hold.applied) {
 			w->pending = true;
 			w->backoff_ms = BACKOFF_MIN_MS;
+			w->retry_at = mono_s();
 		}
 		free(l);
 	}

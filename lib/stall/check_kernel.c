@@ -35,7 +35,8 @@ static void check_wb_stall(const struct golden_check_ctx *ctx, struct golden_che
 
 	/* Its own kmsg cursor: the xid check reads the same log concurrently.
 	 * Saved by the caller once it acted on this result (check.h). */
-	snprintf(cursor, sizeof(cursor), "%s/stall", ctx->state_dir ? ctx->state_dir : ".");
+	snprintf(cursor, sizeof(cursor), "%s/" GOLDEN_STALL_CURSOR_DIR,
+	         ctx->state_dir ? ctx->state_dir : ".");
 	golden_stall_detect(ctx->sysroot, ctx->kmsg_path, ctx->state_dir ? cursor : NULL,
 	                    ctx->conf->stall_sample_ms, &ev);
 	if (ctx->state_dir && ev.kmsg_records) {
@@ -46,9 +47,10 @@ static void check_wb_stall(const struct golden_check_ctx *ctx, struct golden_che
 		res->commit.seq = ev.kmsg_seq;
 	}
 	if (!ev.storm) {
-		/* Not (or no longer) in progress: the node state forgets it. */
-		if (!ctx->dry_run)
-			golden_stall_unmark(ctx->state_dir);
+		/* Not (or no longer) in progress: the node state forgets it (a
+		 * dry run too: the marker is what is live now, not a fault
+		 * consumed; later runs must see the truth). */
+		golden_stall_unmark(ctx->state_dir);
 		if (ev.past)
 			golden_check_warn(
 			    res, "kernel wb-switch stall past",
@@ -59,8 +61,7 @@ static void check_wb_stall(const struct golden_check_ctx *ctx, struct golden_che
 			         ev.summary);
 		return;
 	}
-	if (!ctx->dry_run)
-		golden_stall_mark(ctx->state_dir, ctx->sysroot, &ev);
+	golden_stall_mark(ctx->state_dir, ctx->sysroot, &ev);
 	if (ev.node >= 0)
 		snprintf(res->code, sizeof(res->code), "kernel wb-switch stall numa%d", ev.node);
 	else
@@ -99,7 +100,7 @@ static void check_wb_exposure(const struct golden_check_ctx *ctx, struct golden_
 		         golden_exposure_fix_name(e.fix));
 		return;
 	}
-	if (ctx->state_dir && !ctx->dry_run && golden_mkdir_p(ctx->state_dir) == 0)
+	if (ctx->state_dir && golden_mkdir_p(ctx->state_dir) == 0)
 		golden_write_atomic(path, boot, strlen(boot));
 	golden_check_warn(res, "kernel wb-stall exposed",
 	                  "%s: %s; %s; %d filesystem(s) with cgroup writeback (%s%s); see "
