@@ -5,10 +5,13 @@
 #ifndef GOLDEN_HEALTH_CHECK_H
 #define GOLDEN_HEALTH_CHECK_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "topo/topo.h"
+#include "util/kmsg.h"
 
 enum golden_check_class {
 	GOLDEN_CHK_GPU,
@@ -43,11 +46,25 @@ enum golden_phase {
 #define GOLDEN_CODE_LEN   64  /* "gpu3 xid79 offbus": the start of the drain reason */
 #define GOLDEN_DETAIL_LEN 768 /* everything an operator needs to act */
 
+/* How far a check read the kernel log past its cursor. A check never saves
+ * its cursor itself: whoever acts on the result saves it once the faults it
+ * reported were acted on (drained, or the drain recorded as owed, in the
+ * node's ledger: golden_checks_commit), and a dry run never does. Until
+ * then the same faults are seen again: none is consumed unacted on. */
+struct golden_check_commit {
+	bool set;
+	char dir[PATH_MAX];                   /* the cursor's directory */
+	char name[32];                        /* its file: "kmsg.cursor" */
+	char boot_id[GOLDEN_KMSG_BOOTID_LEN]; /* the log it keys */
+	uint64_t seq;                         /* last record read */
+};
+
 struct golden_check_result {
 	enum golden_status status;
 	enum golden_action action;
 	char code[GOLDEN_CODE_LEN];
 	char detail[GOLDEN_DETAIL_LEN];
+	struct golden_check_commit commit;
 };
 
 /* Set a result (printf-style detail). The code must be short and start with
@@ -71,6 +88,7 @@ struct golden_check_ctx {
 	const char *kmsg_path;    /* NULL = /dev/kmsg */
 	const char *state_dir;    /* persistent state: kmsg cursor, counters */
 	const char *teardown_dir; /* the plugin's teardown records (expanded) */
+	bool dry_run;             /* change no persistent state (golden check --no-drain) */
 };
 
 typedef void (*golden_check_fn)(const struct golden_check_ctx *ctx,

@@ -153,11 +153,62 @@ static void name_gpu(const struct golden_topo *topo, struct gpu *g)
 	snprintf(g->name, sizeof(g->name), "gpu%d", n);
 }
 
+/* Does this run report "NVML unavailable"? Every GPU check needs NVML, so
+ * when it is missing or does not start they would all fail the same way:
+ * the first GPU check this phase runs (gpu-count unless golden.conf turned
+ * it off) reports it once, the others say they could not look. */
+static bool reports_nvml(const struct golden_check_ctx *ctx, const char *self)
+{
+	for (const struct golden_check *c = golden_gpu_checks; c->name; c++) {
+		int deadline;
+		unsigned phases;
+
+		if (!golden_conf_check(ctx->conf, c, &deadline, &phases) ||
+		    (ctx->phase && !(phases & ctx->phase)))
+			continue;
+		return strcmp(c->name, self) == 0;
+	}
+	return true;
+}
+
+/* NVML cannot be used on a node whose GPUs are on PCI: one failure, by one
+ * check. Not a GPU fault: the library is missing, its version does not
+ * match the loaded kernel module (a driver upgrade without a reload), or
+ * the driver is not loaded, so the class is a plain drain that ends when
+ * NVML works again and the GPU checks pass, not a reboot a driver upgrade
+ * across the fleet would wait for. A GPU that is really gone shows in its
+ * own checks and in the kernel log (Xid 79, probe failures). */
+static void nvml_unavailable(struct session *s, const char *self, const char *code,
+                             const char *what)
+{
+	const char *hint = "";
+
+	if (!reports_nvml(s->ctx, self)) {
+		warn(s, "gpu nvml-unavailable", "not checked: NVML unavailable (%s); reported once",
+		     what);
+		return;
+	}
+	if (s->nv.init_ret == GOLDEN_NVML_ERROR_LIB_RM_VERSION_MISMATCH)
+		hint = ": the NVIDIA user-space driver does not match the loaded kernel module "
+		       "(upgraded without a reload): reload the nvidia modules or reboot";
+	else if (s->nv.init_ret == GOLDEN_NVML_ERROR_DRIVER_NOT_LOADED)
+		hint = ": load the nvidia kernel module (check dmesg for NVRM errors)";
+	else if (s->nv.init_ret == GOLDEN_NVML_ERROR_LIBRARY_NOT_FOUND && !s->nv.dl)
+		hint = ": install the NVIDIA driver's libnvidia-ml.so.1";
+	if (s->expected > 0)
+		fail(s, GOLDEN_ACTION_DRAIN, code,
+		     "%s; %d GPU(s) expected (%s)%s; no GPU check can run until NVML works", what,
+		     s->expected, s->from, hint);
+	else
+		fail(s, GOLDEN_ACTION_DRAIN, code, "%s%s; no GPU check can run until NVML works",
+		     what, hint);
+}
+
 /* Open NVML and list the GPUs. Returns true if the check should go on;
- * false when the result is final: a driver failure on a GPU node, or a node
- * without GPUs (ok). */
+ * false when the result is final: NVML unusable on a GPU node, or a node
+ * without GPUs (ok). self: the check's name. */
 static bool session_open(struct session *s, const struct golden_check_ctx *ctx,
-                         struct golden_check_result *res)
+                         struct golden_check_result *res, const char *self)
 {
 	struct golden_err err = {{0}};
 	golden_nvml_return_t r;
@@ -177,18 +228,21 @@ static bool session_open(struct session *s, const struct golden_check_ctx *ctx,
 			         "no NVIDIA GPU expected (%s); NVML: %.600s", s->from, err.msg);
 			return false;
 		}
-		if (s->expected > 0)
-			fail(s, GOLDEN_ACTION_DRAIN_REBOOT,
-			     missing ? "gpu nvml-missing" : "gpu nvml-init",
-			     "%s; %d GPU(s) expected (%s)", err.msg, s->expected, s->from);
-		else
-			fail(s, GOLDEN_ACTION_DRAIN_REBOOT, "gpu nvml-init", "%s", err.msg);
+		nvml_unavailable(s, self,
+		                 missing ? "gpu nvml-missing"
+		                 : s->nv.init_ret == GOLDEN_NVML_ERROR_LIB_RM_VERSION_MISMATCH
+		                     ? "gpu nvml-mismatch"
+		                     : "gpu nvml-init",
+		                 err.msg);
 		return false;
 	}
 	r = golden_nvml_device_count(&s->nv, &s->count);
 	if (r != GOLDEN_NVML_SUCCESS) {
-		fail(s, GOLDEN_ACTION_DRAIN_REBOOT, "gpu nvml-count", "nvmlDeviceGetCount_v2: %s",
-		     golden_nvml_strerror(&s->nv, r));
+		char what[160];
+
+		snprintf(what, sizeof(what), "nvmlDeviceGetCount_v2: %s",
+		         golden_nvml_strerror(&s->nv, r));
+		nvml_unavailable(s, self, "gpu nvml-count", what);
 		return false;
 	}
 	s->ngpus = s->count < GOLDEN_MAX_GPUS ? s->count : GOLDEN_MAX_GPUS;
@@ -243,7 +297,7 @@ static void check_count(const struct golden_check_ctx *ctx, struct golden_check_
 	const char *first = NULL;
 	int nmissing = 0;
 
-	if (!session_open(&s, ctx, res)) {
+	if (!session_open(&s, ctx, res, "gpu-count")) {
 		golden_nvml_close(&s.nv);
 		return;
 	}
@@ -281,7 +335,7 @@ static void check_ecc(const struct golden_check_ctx *ctx, struct golden_check_re
 	struct session s;
 	unsigned int checked = 0;
 
-	if (!session_open(&s, ctx, res)) {
+	if (!session_open(&s, ctx, res, "gpu-ecc")) {
 		golden_nvml_close(&s.nv);
 		return;
 	}
@@ -319,7 +373,7 @@ static void check_remap(const struct golden_check_ctx *ctx, struct golden_check_
 	struct session s;
 	unsigned int remap = 0, retired = 0;
 
-	if (!session_open(&s, ctx, res)) {
+	if (!session_open(&s, ctx, res, "gpu-remap")) {
 		golden_nvml_close(&s.nv);
 		return;
 	}
@@ -382,7 +436,7 @@ static void check_pcie(const struct golden_check_ctx *ctx, struct golden_check_r
 	struct session s;
 	unsigned int checked = 0;
 
-	if (!session_open(&s, ctx, res)) {
+	if (!session_open(&s, ctx, res, "gpu-pcie")) {
 		golden_nvml_close(&s.nv);
 		return;
 	}
@@ -441,7 +495,7 @@ static void check_nvlink(const struct golden_check_ctx *ctx, struct golden_check
 	struct nvlink_state st[GOLDEN_MAX_GPUS];
 	unsigned int gpus_with_links = 0, links_up = 0;
 
-	if (!session_open(&s, ctx, res)) {
+	if (!session_open(&s, ctx, res, "gpu-nvlink")) {
 		golden_nvml_close(&s.nv);
 		return;
 	}
@@ -524,7 +578,7 @@ static void check_throttle(const struct golden_check_ctx *ctx, struct golden_che
 	bool ok[GOLDEN_MAX_GPUS] = {false}, any_hw = false;
 	unsigned int checked = 0;
 
-	if (!session_open(&s, ctx, res)) {
+	if (!session_open(&s, ctx, res, "gpu-throttle")) {
 		golden_nvml_close(&s.nv);
 		return;
 	}
@@ -620,7 +674,7 @@ static void check_fabric(const struct golden_check_ctx *ctx, struct golden_check
 	const struct gpu *first = NULL; /* the first GPU attached to a domain */
 	struct golden_nvml_fabric first_f;
 
-	if (!session_open(&s, ctx, res)) {
+	if (!session_open(&s, ctx, res, "gpu-fabric")) {
 		golden_nvml_close(&s.nv);
 		return;
 	}
@@ -722,7 +776,7 @@ static void check_procs(const struct golden_check_ctx *ctx, struct golden_check_
 	struct session s;
 	unsigned int checked = 0;
 
-	if (!session_open(&s, ctx, res)) {
+	if (!session_open(&s, ctx, res, "gpu-procs")) {
 		golden_nvml_close(&s.nv);
 		return;
 	}
@@ -776,7 +830,7 @@ static void check_recovery(const struct golden_check_ctx *ctx, struct golden_che
 	struct session s;
 	unsigned int checked = 0;
 
-	if (!session_open(&s, ctx, res)) {
+	if (!session_open(&s, ctx, res, "gpu-recovery")) {
 		golden_nvml_close(&s.nv);
 		return;
 	}

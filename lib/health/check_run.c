@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/child.h"
+#include "util/kmsg.h"
 
 _Static_assert(GOLDEN_MAX_CHECKS <= GOLDEN_CHILD_MAX, "the runner waits for all checks at once");
 
@@ -63,7 +64,7 @@ void golden_checks_run(const struct golden_check *const *list, int n,
 	golden_child_wait_all(ch, n);
 	for (int i = 0; i < n; i++) {
 		struct golden_check_outcome *o = &rep->out[i];
-		int sig;
+		int sig, rc;
 
 		if (ch[i].pid <= 0) {
 			golden_check_fail(&o->res, GOLDEN_ACTION_DRAIN, "golden internal",
@@ -87,7 +88,21 @@ void golden_checks_run(const struct golden_check *const *list, int n,
 			continue;
 		}
 		o->duration_ms = (int)(ch[i].finished - start);
-		if (golden_child_exit_status(ch[i].pid, &sig) < 0) {
+		rc = golden_child_exit_status(ch[i].pid, ch[i].deadline, &sig);
+		if (rc == 1) {
+			/* It closed its end of the pipe but did not exit: its
+			 * result may still change under us. */
+			o->timed_out = true;
+			golden_check_fail(&o->res, GOLDEN_ACTION_DRAIN, "", "%s", "");
+			snprintf(o->res.code, sizeof(o->res.code), "hc %s timeout", o->chk->name);
+			snprintf(
+			    o->res.detail, sizeof(o->res.detail),
+			    "check %s did not exit within %d ms (it closed its result pipe and "
+			    "kept running); killed",
+			    o->chk->name, (int)(ch[i].deadline - start));
+			continue;
+		}
+		if (rc < 0) {
 			golden_check_fail(&o->res, GOLDEN_ACTION_DRAIN, "", "%s", "");
 			snprintf(o->res.code, sizeof(o->res.code), "hc %s crashed", o->chk->name);
 			snprintf(o->res.detail, sizeof(o->res.detail),
@@ -112,4 +127,22 @@ void golden_checks_run(const struct golden_check *const *list, int n,
 	rep->total_ms = (int)(golden_child_now_ms() - start);
 	if (shared != MAP_FAILED)
 		munmap(shared, sizeof(*shared) * (size_t)(n ? n : 1));
+}
+
+int golden_checks_commit(const struct golden_run_report *rep, struct golden_err *err)
+{
+	int rc = 0;
+
+	for (int i = 0; i < rep->n; i++) {
+		const struct golden_check_commit *c = &rep->out[i].res.commit;
+
+		if (!c->set || rep->out[i].timed_out)
+			continue;
+		if (golden_kmsg_cursor_advance(c->dir, c->name, c->boot_id, c->seq) < 0) {
+			golden_err_set(err, "cannot save %s/%s (check %s): %s", c->dir, c->name,
+			               rep->out[i].chk->name, strerror(errno));
+			rc = -1;
+		}
+	}
+	return rc;
 }

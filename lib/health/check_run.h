@@ -9,6 +9,7 @@
 
 #include "health/check.h"
 #include "health/golden_conf.h"
+#include "util/errbuf.h"
 
 #define GOLDEN_MAX_CHECKS 48
 
@@ -32,5 +33,13 @@ struct golden_run_report {
 void golden_checks_run(const struct golden_check *const *list, int n,
                        const struct golden_check_ctx *ctx, int budget_ms,
                        struct golden_run_report *rep);
+
+/* The run's results were acted on: save the kernel-log cursors its checks
+ * read up to (struct golden_check_commit). Call it only after the node's
+ * lifecycle recorded the run (node/lifecycle.h), never in a dry run. A
+ * cursor only moves forward within a boot. Returns 0, or -1 if a cursor
+ * could not be saved (the same records are then read again: reported
+ * twice rather than lost); err says which. */
+int golden_checks_commit(const struct golden_run_report *rep, struct golden_err *err);
 
 #endif

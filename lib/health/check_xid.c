@@ -3,9 +3,12 @@
  *
  * Each run reads only the records after the cursor in the state directory
  * (kmsg.c), so a fault is reported once per boot, not until logrotate as
- * with a syslog grep (azurehpc#648). The node is drained by the run that
- * sees the fault; the drain then lasts until an operator acts (the
- * reset/reboot the action asks for), not because we keep re-reporting it.
+ * with a syslog grep (azurehpc#648). The check does not move the cursor: it
+ * says how far it read (res->commit) and the caller saves that once the
+ * node's lifecycle has acted on the result (drained, or recorded the drain
+ * as owed). A dry run, or a ledger that cannot be written, leaves the fault
+ * to be seen again. The drain then lasts until the reset/reboot the action
+ * asks for, not because we keep re-reporting it.
  *
  * Application faults (13, 31, 43, 45, ...) are recorded as warnings and
  * never drain: a broken kernel must not take a node away from the next
@@ -81,12 +84,10 @@ static int on_record(uint64_t seq, uint64_t ts_usec, int facility, int level, co
 	(void)seq;
 	(void)ts_usec;
 	(void)level;
-	/* Kernel (the driver) and user (root writing /dev/kmsg: fault
-	 * injection) only. Other facilities are daemons forwarding their own
-	 * messages (systemd, journald), which may quote text a user chose. */
-	if (facility != GOLDEN_KMSG_FAC_KERNEL && facility != GOLDEN_KMSG_FAC_USER)
-		return 0;
-	if (!golden_xid_parse(msg, &ev))
+	/* The driver's own lines only: from the start of a record the kernel
+	 * (or root, testing) wrote; never a kernel message quoting a user's
+	 * text, nor a daemon forwarding one (util/kmsg.h). */
+	if (!golden_xid_parse_record(facility, msg, &ev))
 		return 0;
 	s->events++;
 	if (!ev.sxid && ctx->conf)
@@ -225,6 +226,8 @@ static void describe(struct out *o, const struct golden_check_ctx *ctx, const st
 	if (job)
 		put(o, " %s job %s", ctx->phase == GOLDEN_PHASE_PROLOG ? "before" : "during", job);
 	put(o, ": %s", g->v.meaning);
+	if (g->v.mnemonic && !strcmp(g->v.meaning, "Unused"))
+		put(o, " (%s)", g->v.mnemonic);
 	if (ev->xid == 154 && !ev->sxid)
 		put(o, " (now: %s)", golden_xid_recovery_name(ev->recovery_action));
 	if (ev->subcode >= 0)
@@ -266,9 +269,18 @@ static void check_xid(const struct golden_check_ctx *ctx, struct golden_check_re
 		state_dir = ctx->conf->state_dir;
 	if (state_dir && !state_dir[0])
 		state_dir = NULL;
-	rc = golden_kmsg_scan(ctx->kmsg_path, state_dir, ctx->sysroot, true, on_record, &s, &st);
+	rc = golden_kmsg_scan(ctx->kmsg_path, state_dir, ctx->sysroot, false, on_record, &s, &st);
 	if (rc < 0)
 		err = errno;
+	if (state_dir && st.records) {
+		struct golden_check_commit *c = &res->commit;
+
+		c->set = true;
+		golden_strlcpy(c->dir, state_dir, sizeof(c->dir));
+		golden_strlcpy(c->name, GOLDEN_KMSG_CURSOR, sizeof(c->name));
+		golden_strlcpy(c->boot_id, st.boot_id, sizeof(c->boot_id));
+		c->seq = st.last_seq;
+	}
 
 	for (int r = 20; r >= 0; r--) {
 		for (int i = 0; i < s.n; i++) {
@@ -290,11 +302,6 @@ static void check_xid(const struct golden_check_ctx *ctx, struct golden_check_re
 	if (rc < 0) {
 		golden_check_warn(res, "kmsg unreadable", "%s", path);
 		put(&o, "%scannot read %s: %s", detail[0] ? "; " : "", path, strerror(err));
-	} else if (st.cursor_errno) {
-		/* The same records will be reported again until this is fixed. */
-		golden_check_warn(res, "kmsg cursor-unsaved", "%s", path);
-		put(&o, "%scannot save the kmsg cursor in %s: %s", detail[0] ? "; " : "", state_dir,
-		    strerror(st.cursor_errno));
 	}
 	if (!detail[0])
 		put(&o, "no new GPU faults");

@@ -3,6 +3,7 @@
 #include "node/lifecycle.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,27 +126,21 @@ struct reset_scan {
 	bool found;
 };
 
-/* "NVRM: GPU at PCI:0000:3b:00: GPU-<uuid>": the driver (re)initialised it. */
+/* "NVRM: GPU at PCI:0000:3b:00: GPU-<uuid>": the driver (re)initialised it.
+ * The driver's own line only (health/xid.h): a kernel message quoting a
+ * user's text must not end a reset-class drain. */
 static int on_reset_line(uint64_t seq, uint64_t ts, int facility, int level, const char *msg,
                          void *arg)
 {
 	struct reset_scan *r = arg;
-	const char *p = strstr(msg, "NVRM: GPU at PCI:");
 	char norm[GOLDEN_BUSID_LEN];
-	size_t len;
 
 	(void)ts;
 	(void)level;
-	if (!p || seq <= r->after ||
-	    (facility != GOLDEN_KMSG_FAC_KERNEL && facility != GOLDEN_KMSG_FAC_USER))
+	if (seq <= r->after || !golden_xid_parse_gpu_init(facility, msg, norm, sizeof(norm)))
 		return 0;
-	p += strlen("NVRM: GPU at ");
-	len = strcspn(p, " ");
-	if (len && p[len - 1] == ':') /* "PCI:0000:3b:00: GPU-..." */
-		len--;
-	if (!r->busid[0] ||
-	    (golden_xid_pci_normalize(p, len, norm, sizeof(norm)) == 0 &&
-	     !strncmp(norm, r->busid, 10))) { /* dddd:bb:dd; the line has no function */
+	/* dddd:bb:dd: the line has no function */
+	if (!r->busid[0] || !strncmp(norm, r->busid, 10)) {
 		r->found = true;
 		return 1;
 	}
@@ -472,10 +467,13 @@ static void review_hold(const struct golden_lifecycle *lc, struct golden_ledger 
 	}
 }
 
-static int finish(const struct golden_lifecycle *lc, struct golden_ledger *l, int lock, int rc)
+static int finish(const struct golden_lifecycle *lc, struct golden_ledger *l, int lock, int rc,
+                  struct golden_lifecycle_result *res)
 {
 	if (golden_ledger_save(lc->state_dir, l) < 0)
 		rc = -1;
+	else
+		res->recorded = true;
 	if (lc->metrics_dir && lc->metrics_dir[0])
 		golden_metrics_lifecycle(lc->metrics_dir, lc->node, l);
 	golden_ledger_unlock(lock);
@@ -495,6 +493,13 @@ int golden_lifecycle_after_run(const struct golden_lifecycle *lc,
 		return -1;
 	lock = golden_ledger_lock(lc->state_dir);
 	if (lock < 0) {
+		/* No ledger, no decision: what would be drained is not lost,
+		 * because the caller does not consume it (res->recorded). */
+		if (any_failed(rep))
+			snprintf(res->drain, sizeof(res->drain),
+			         "not drained: cannot lock the ledger (%.60s); the fault stays "
+			         "pending",
+			         strerror(errno));
 		free(l);
 		return -1;
 	}
@@ -507,6 +512,7 @@ int golden_lifecycle_after_run(const struct golden_lifecycle *lc,
 			golden_metrics_lifecycle(lc->metrics_dir, lc->node, l);
 		golden_ledger_unlock(lock);
 		free(l);
+		res->recorded = true;
 		return 0;
 	}
 	if (l->hold.active && !l->hold.applied)
@@ -517,7 +523,7 @@ int golden_lifecycle_after_run(const struct golden_lifecycle *lc,
 		review_hold(lc, l, rep, now, res);
 	if (l->hold.active && !res->waiting[0])
 		golden_lifecycle_waiting_for(lc, &l->hold, res->waiting, sizeof(res->waiting));
-	rc = finish(lc, l, lock, rc);
+	rc = finish(lc, l, lock, rc, res);
 	free(l);
 	return rc;
 }
@@ -543,7 +549,7 @@ int golden_lifecycle_apply_pending(const struct golden_lifecycle *lc,
 		return 0;
 	}
 	settle_pending(lc, l, NULL, false, lc_now(lc), res);
-	rc = finish(lc, l, lock, 0);
+	rc = finish(lc, l, lock, 0, res);
 	if (rc == 0)
 		rc = l->hold.active && !l->hold.applied ? 1 : 0;
 	free(l);

@@ -41,12 +41,18 @@ struct golden_lifecycle_result {
 	char waiting[320];              /* what a held drain waits for, "" none held */
 	bool pending;                   /* a drain is owed (slurmctld did not take it) */
 	bool applied_owed;              /* a pending drain was applied in this run */
+	bool recorded;                  /* the ledger holds what this run decided (saved,
+	                                 * or nothing to save): its faults may be consumed */
 };
 
 /* After a run: drain on a failure (flap damping, pending when slurmctld
  * cannot be reached), apply an owed drain, and with review (health checks)
  * decide whether a drain golden holds may end. Returns 0, or -1 if the
- * ledger could not be locked or saved (res says what happened anyway). */
+ * ledger could not be locked, read or saved (res says what happened
+ * anyway). Without its lock nothing is drained; res->recorded says whether
+ * the run's faults were acted on, i.e. whether the caller may save the
+ * checks' kernel-log cursors (golden_checks_commit): a fault stays pending
+ * until its drain is applied or recorded as owed. */
 int golden_lifecycle_after_run(const struct golden_lifecycle *lc,
                                const struct golden_run_report *rep, bool review,
                                struct golden_lifecycle_result *res);

@@ -2,6 +2,7 @@
 
 #include "node/node_main.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,9 @@
 #include "util/strutil.h"
 #include "stall/wbexposure.h"
 #include "stall/wbstall.h"
+#include "stall/check_kernel.h"
+#include "util/kmsg.h"
+#include "util/statefile.h"
 #include "node/check_registry.h"
 #include "node/topofacts.h"
 #include "util/child.h"
@@ -31,7 +35,7 @@
 struct hc_opts {
 	enum golden_phase phase;
 	const char *config, *sysroot, *topology, *kmsg, *node;
-	int json, no_drain, kernel, explain;
+	int json, no_drain, kernel, explain, ack;
 };
 
 static void usage(const char *prog, FILE *out)
@@ -39,7 +43,7 @@ static void usage(const char *prog, FILE *out)
 	fprintf(out,
 	        "Usage: %s [--prolog|--epilog|--healthcheck] [--config FILE] [--sysroot DIR]\n"
 	        "       %*s [--topology FILE] [--kmsg FILE] [--node NAME] [--json] [--no-drain]\n"
-	        "       %*s [--kernel] [--explain-config]\n"
+	        "       %*s [--kernel] [--explain-config] [--acknowledge-kmsg]\n"
 	        "\n"
 	        "Run slurm-golden's GPU, fabric, storage and kernel-log health checks, each in\n"
 	        "its own process under a hard deadline. On a failure the node is drained with a\n"
@@ -49,6 +53,10 @@ static void usage(const char *prog, FILE *out)
 	        "reason. Config: --config, $GOLDEN_CONF or " DEFAULT_CONF " (optional).\n"
 	        "--explain-config prints every golden.conf line, whether it applies to this\n"
 	        "node (--node NAME for another) and why, then the settings in effect.\n"
+	        "--no-drain is a dry run: nothing is drained and nothing consumed (kernel-log\n"
+	        "cursors, counters), so the next prolog sees the same faults.\n"
+	        "--acknowledge-kmsg checks nothing: the kernel log up to now counts as seen by\n"
+	        "the checks that read it (xid, wb-stall), for faults already dealt with by hand.\n"
 	        "--kernel prints the teardown-stall exposure report (kernel version against\n"
 	        "the fixes, cgroup writeback, filesystems) and exits 1 if exposed.\n"
 	        "--healthcheck is Slurm's HealthCheckProgram: passive checks only while a job\n"
@@ -61,14 +69,21 @@ static void usage(const char *prog, FILE *out)
 
 static int parse(int argc, char **argv, struct hc_opts *o)
 {
-	static const struct option longopts[] = {
-	    {"prolog", no_argument, NULL, 'p'},         {"epilog", no_argument, NULL, 'e'},
-	    {"config", required_argument, NULL, 'c'},   {"sysroot", required_argument, NULL, 's'},
-	    {"topology", required_argument, NULL, 't'}, {"kmsg", required_argument, NULL, 'k'},
-	    {"node", required_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
-	    {"no-drain", no_argument, NULL, 'N'},       {"kernel", no_argument, NULL, 'K'},
-	    {"healthcheck", no_argument, NULL, 'H'},    {"explain-config", no_argument, NULL, 'X'},
-	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {{"prolog", no_argument, NULL, 'p'},
+	                                         {"epilog", no_argument, NULL, 'e'},
+	                                         {"config", required_argument, NULL, 'c'},
+	                                         {"sysroot", required_argument, NULL, 's'},
+	                                         {"topology", required_argument, NULL, 't'},
+	                                         {"kmsg", required_argument, NULL, 'k'},
+	                                         {"node", required_argument, NULL, 'n'},
+	                                         {"json", no_argument, NULL, 'j'},
+	                                         {"no-drain", no_argument, NULL, 'N'},
+	                                         {"kernel", no_argument, NULL, 'K'},
+	                                         {"healthcheck", no_argument, NULL, 'H'},
+	                                         {"explain-config", no_argument, NULL, 'X'},
+	                                         {"acknowledge-kmsg", no_argument, NULL, 'A'},
+	                                         {"help", no_argument, NULL, 'h'},
+	                                         {NULL, 0, NULL, 0}};
 	int c;
 
 	optind = 1;
@@ -110,6 +125,9 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 			break;
 		case 'X':
 			o->explain = 1;
+			break;
+		case 'A':
+			o->ack = 1;
 			break;
 		case 'h':
 			usage(argv[0], stdout);
@@ -259,7 +277,8 @@ static void print_text(const struct golden_run_report *rep, const struct golden_
 	}
 	if (info->reason)
 		printf("reason: %s\nnode: %s\n", info->reason,
-		       info->drain ? info->drain : "not drained (--no-drain)");
+		       info->drain ? info->drain
+		                   : "not drained, nothing consumed (--no-drain: a dry run)");
 	if (info->resume)
 		printf("node: %s\n", info->resume);
 	if (info->waiting)
@@ -297,6 +316,40 @@ static int kernel_report(const char *sysroot)
 	return t.exposed ? 1 : 0;
 }
 
+/* --acknowledge-kmsg: move the cursors of the checks that read the kernel
+ * log (xid in state, wb-stall in state/stall) to its newest record. */
+static int acknowledge_kmsg(const char *prog, const char *kmsg, const char *state,
+                            const char *sysroot)
+{
+	char stall[PATH_MAX];
+	struct golden_kmsg_stats st;
+	const char *path = kmsg ? kmsg : "/dev/kmsg";
+
+	if (golden_path_join(stall, sizeof(stall), state, GOLDEN_STALL_CURSOR_DIR) < 0) {
+		fprintf(stderr, "%s: state_dir %s: path too long\n", prog, state);
+		return 2;
+	}
+	do { /* a scan stops after GOLDEN_KMSG_MAX_RECORDS: go on from there */
+		if (golden_kmsg_scan(kmsg, state, sysroot, false, NULL, NULL, &st) < 0) {
+			fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno));
+			return 2;
+		}
+		if ((st.records || st.cursor_found) &&
+		    (golden_kmsg_cursor_advance(state, GOLDEN_KMSG_CURSOR, st.boot_id,
+		                                st.last_seq) < 0 ||
+		     golden_kmsg_cursor_advance(stall, GOLDEN_KMSG_CURSOR, st.boot_id,
+		                                st.last_seq) < 0)) {
+			fprintf(stderr, "%s: cannot save the kernel-log cursors in %s: %s\n", prog,
+			        state, strerror(errno));
+			return 2;
+		}
+	} while (st.limited);
+	printf("%s acknowledged up to record %llu (boot %s): the xid and wb-stall checks look "
+	       "only at later records\n",
+	       path, (unsigned long long)st.last_seq, st.boot_id);
+	return 0;
+}
+
 /* HealthCheckProgram runs on idle, allocated and drained nodes alike: while
  * a job runs only passive checks; if Slurm cannot tell, assume one runs. */
 static enum golden_phase health_phase(const struct golden_conf *conf, const char *node,
@@ -320,7 +373,7 @@ static enum golden_phase health_phase(const struct golden_conf *conf, const char
 int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 {
 	const char *prog = argv[0];
-	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0};
+	struct hc_opts o = {default_phase, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0};
 	struct golden_conf *conf = malloc(sizeof(*conf));
 	struct golden_topo *topo = malloc(sizeof(*topo));
 	char node[64], topopath[PATH_MAX], sysroot[PATH_MAX], state[PATH_MAX], logp[PATH_MAX];
@@ -362,6 +415,10 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 		rc = kernel_report(sysroot[0] ? sysroot : NULL);
 		goto out;
 	}
+	if (o.ack) {
+		rc = acknowledge_kmsg(prog, o.kmsg, state, sysroot[0] ? sysroot : NULL);
+		goto out;
+	}
 
 	info.node = node;
 	info.job_id = job ? job : "";
@@ -381,7 +438,8 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 	                                o.phase,
 	                                o.kmsg,
 	                                state,
-	                                tdir};
+	                                tdir,
+	                                o.no_drain != 0};
 	n = golden_checks_select(conf, o.phase, list, GOLDEN_MAX_CHECKS);
 	golden_checks_run(list, n, &ctx, conf->budget_ms, rep);
 	/* A storage check that timed out during a writeback stall blames the kernel. */
@@ -397,9 +455,16 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 		    conf, node, state, ctx.sysroot, o.kmsg, info.phase, metrics, ctx.topo, 0};
 		bool review = o.phase == GOLDEN_PHASE_HEALTH || o.phase == GOLDEN_PHASE_BUSY;
 
+		struct golden_err err = {{0}};
+
 		if (golden_lifecycle_after_run(&lc, rep, review, lcres) < 0)
 			fprintf(stderr, "%s: cannot update the lifecycle ledger in %s\n", prog,
 			        state);
+		/* Faults are consumed only once acted on: drained, or owed. */
+		if (lcres->recorded && golden_checks_commit(rep, &err) < 0)
+			fprintf(stderr,
+			        "%s: %s; the same kernel records are read again next time\n", prog,
+			        err.msg);
 		if (lcres->reason[0])
 			info.reason = lcres->reason;
 		info.drain = lcres->drain[0] ? lcres->drain : NULL;

@@ -58,7 +58,11 @@ struct watch {
 	/* this batch */
 	bool want_xid, want_stall;
 	bool pending;
+	/* the last check run's faults were not recorded (ledger unusable):
+	 * which checks to run again, and the cursor not to save meanwhile */
+	bool unrecorded, retry_xid, retry_stall;
 	int backoff_ms;
+	double retry_at;  /* monotonic seconds: next retry while pending */
 	double last_save; /* monotonic seconds */
 };
 
@@ -130,13 +134,13 @@ static void classify(struct watch *w, int facility, const char *msg)
 	struct golden_xid_event ev;
 	struct golden_stall_evidence se;
 
-	if (facility != GOLDEN_KMSG_FAC_KERNEL && facility != GOLDEN_KMSG_FAC_USER)
-		return;
-	if (golden_xid_parse(msg, &ev)) {
+	if (golden_xid_parse_record(facility, msg, &ev)) {
 		w->st.faults++;
 		w->want_xid = true;
 		return;
 	}
+	if (facility != GOLDEN_KMSG_FAC_KERNEL && facility != GOLDEN_KMSG_FAC_USER)
+		return;
 	memset(&se, 0, sizeof(se));
 	se.lockup_node = -1;
 	golden_stall_kmsg_line(msg, NULL, 0, &se);
@@ -182,6 +186,13 @@ static int add_check(const struct watch *w, const char *name, const struct golde
 	return n;
 }
 
+static void save_cursor(struct watch *w)
+{
+	if (w->have_cursor &&
+	    golden_kmsg_cursor_save_as(w->state, GOLDEN_WATCH_CURSOR, w->boot, w->cursor) < 0)
+		say(w, "cannot save %s in %s", GOLDEN_WATCH_CURSOR, w->state);
+}
+
 static void run_checks(struct watch *w)
 {
 	const struct golden_check *list[2];
@@ -190,7 +201,9 @@ static void run_checks(struct watch *w)
 	struct golden_run_info info = {0};
 	struct golden_check_ctx ctx = {w->conf, w->topo,  w->sysroot[0] ? w->sysroot : NULL,
 	                               w->node, "",       GOLDEN_PHASE_BUSY,
-	                               w->kmsg, w->state, w->tdir};
+	                               w->kmsg, w->state, w->tdir,
+	                               false};
+	struct golden_err err = {{0}};
 	struct golden_lifecycle lc = {w->conf,    w->node, w->state, ctx.sysroot, w->kmsg, "watch",
 	                              w->metrics, w->topo, 0};
 	int n = 0;
@@ -207,6 +220,15 @@ static void run_checks(struct watch *w)
 	golden_checks_run(list, n, &ctx, w->conf->budget_ms, rep);
 	if (golden_lifecycle_after_run(&lc, rep, false, res) < 0)
 		say(w, "cannot update the lifecycle ledger in %s", w->state);
+	/* Consumed only once acted on; otherwise run the checks again later
+	 * (they re-read from their cursors, so the fault is still there). */
+	w->unrecorded = !res->recorded;
+	if (res->recorded && golden_checks_commit(rep, &err) < 0)
+		say(w, "%s; the same kernel records are read again next time", err.msg);
+	if (w->unrecorded) {
+		w->retry_xid |= w->want_xid;
+		w->retry_stall |= w->want_stall;
+	}
 	info.node = w->node;
 	info.job_id = "";
 	info.phase = "watch";
@@ -217,12 +239,21 @@ static void run_checks(struct watch *w)
 		say(w, "cannot append to %s", w->logp);
 	golden_health_log_syslog(rep, &info);
 	if (info.reason)
-		say(w, "%s: %s", info.reason, info.drain ? info.drain : "");
+		say(w, "%s: %s%s", info.reason, info.drain ? info.drain : "",
+		    w->unrecorded ? " (not in the ledger: looked at again)" : "");
+	else if (w->unrecorded && rep->worst >= 0)
+		say(w, "%s: %s; retrying", rep->out[rep->worst].res.code,
+		    info.drain ? info.drain
+		               : "the ledger cannot be written: the fault stays pending");
 	else if (rep->worst >= 0)
 		say(w, "recorded: %s", rep->out[rep->worst].res.detail);
-	w->pending = res->pending;
-	if (w->pending && w->backoff_ms == 0)
+	w->pending = res->pending || w->unrecorded;
+	if (!w->pending) {
+		w->backoff_ms = 0;
+	} else if (w->backoff_ms == 0) {
 		w->backoff_ms = BACKOFF_MIN_MS;
+		w->retry_at = mono_s() + BACKOFF_MIN_MS / 1000.0;
+	}
 out:
 	free(rep);
 	free(res);
@@ -242,9 +273,10 @@ static void end_batch(struct watch *w)
 	if (!acted && now - w->last_save < 30)
 		return;
 	w->last_save = now;
-	if (w->have_cursor &&
-	    golden_kmsg_cursor_save_as(w->state, GOLDEN_WATCH_CURSOR, w->boot, w->cursor) < 0)
-		say(w, "cannot save %s in %s", GOLDEN_WATCH_CURSOR, w->state);
+	/* A fault not yet acted on keeps watch.cursor before it: after a
+	 * restart it is looked at again. */
+	if (!w->unrecorded)
+		save_cursor(w);
 	save_state(w);
 }
 
@@ -254,17 +286,28 @@ static void retry_pending(struct watch *w)
 	    w->conf,    w->node, w->state, w->sysroot[0] ? w->sysroot : NULL, w->kmsg, "watch",
 	    w->metrics, w->topo, 0};
 	struct golden_lifecycle_result res;
-	int rc = golden_lifecycle_apply_pending(&lc, &res);
 
-	if (rc == 0) {
+	if (w->unrecorded) {
+		/* The ledger could not record what the last run found: run those
+		 * checks again (they re-read from their cursors: still there). */
+		w->want_xid = w->retry_xid;
+		w->want_stall = w->retry_stall;
+		w->retry_xid = w->retry_stall = false;
+		run_checks(w);
+		w->want_xid = w->want_stall = false;
+		if (!w->unrecorded)
+			save_cursor(w);
+	} else if (golden_lifecycle_apply_pending(&lc, &res) == 0) {
 		if (res.drain[0])
 			say(w, "%s: %s", res.reason, res.drain);
 		w->pending = false;
-		w->backoff_ms = 0;
-	} else {
+	}
+	if (w->pending)
 		w->backoff_ms =
 		    w->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : w->backoff_ms * 2;
-	}
+	else
+		w->backoff_ms = 0;
+	w->retry_at = mono_s() + w->backoff_ms / 1000.0;
 	save_state(w);
 }
 
@@ -315,8 +358,17 @@ static int read_live(struct watch *w, bool once)
 			break;
 		{
 			struct pollfd p = {fd, POLLIN, 0};
-			int r = poll(&p, 1, w->pending ? w->backoff_ms : -1);
+			int left = -1, r = 0;
 
+			/* Counted from the last try, so that kernel chatter cannot
+			 * postpone a retry forever. */
+			if (w->pending) {
+				double ms = (w->retry_at - mono_s()) * 1000;
+
+				left = ms <= 0 ? 0 : (int)ms + 1;
+			}
+			if (left != 0)
+				r = poll(&p, 1, left);
 			if (r == 0 && w->pending)
 				retry_pending(w);
 		}
@@ -469,6 +521,7 @@ int golden_watch_main(int argc, char **argv)
 		    !l->hold.applied) {
 			w->pending = true;
 			w->backoff_ms = BACKOFF_MIN_MS;
+			w->retry_at = mono_s();
 		}
 		free(l);
 	}
@@ -477,8 +530,8 @@ int golden_watch_main(int argc, char **argv)
 	say(w, "watching %s%s", w->kmsg ? w->kmsg : "/dev/kmsg",
 	    w->have_cursor ? " from its cursor" : " from the start of this boot's buffer");
 	rc = golden_kmsg_is_live(w->kmsg) ? read_live(w, once) : read_file(w);
-	if (w->have_cursor)
-		golden_kmsg_cursor_save_as(w->state, GOLDEN_WATCH_CURSOR, w->boot, w->cursor);
+	if (!w->unrecorded)
+		save_cursor(w);
 	save_state(w);
 out:
 	free(w->conf);

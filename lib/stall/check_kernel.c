@@ -33,12 +33,23 @@ static void check_wb_stall(const struct golden_check_ctx *ctx, struct golden_che
 	struct golden_stall_evidence ev;
 	char cursor[PATH_MAX];
 
-	/* Its own kmsg cursor: the xid check reads the same log concurrently. */
-	snprintf(cursor, sizeof(cursor), "%s/stall", ctx->state_dir ? ctx->state_dir : ".");
+	/* Its own kmsg cursor: the xid check reads the same log concurrently.
+	 * Saved by the caller once it acted on this result (check.h). */
+	snprintf(cursor, sizeof(cursor), "%s/" GOLDEN_STALL_CURSOR_DIR,
+	         ctx->state_dir ? ctx->state_dir : ".");
 	golden_stall_detect(ctx->sysroot, ctx->kmsg_path, ctx->state_dir ? cursor : NULL,
 	                    ctx->conf->stall_sample_ms, &ev);
+	if (ctx->state_dir && ev.kmsg_records) {
+		res->commit.set = true;
+		golden_strlcpy(res->commit.dir, cursor, sizeof(res->commit.dir));
+		golden_strlcpy(res->commit.name, GOLDEN_KMSG_CURSOR, sizeof(res->commit.name));
+		golden_strlcpy(res->commit.boot_id, ev.kmsg_boot, sizeof(res->commit.boot_id));
+		res->commit.seq = ev.kmsg_seq;
+	}
 	if (!ev.storm) {
-		/* Not (or no longer) in progress: the node state forgets it. */
+		/* Not (or no longer) in progress: the node state forgets it (a
+		 * dry run too: the marker is what is live now, not a fault
+		 * consumed; later runs must see the truth). */
 		golden_stall_unmark(ctx->state_dir);
 		if (ev.past)
 			golden_check_warn(
@@ -182,10 +193,12 @@ static void check_teardown(const struct golden_check_ctx *ctx, struct golden_che
 		text = golden_safefile_read(dirfd(d), e->d_name, RECORD_MAX, NULL);
 		add_record(text, step, res, &o);
 		free(text);
-		unlinkat(dirfd(d), e->d_name, 0); /* consumed: the job is over */
+		if (!ctx->dry_run)
+			unlinkat(dirfd(d), e->d_name, 0); /* consumed: the job is over */
 	}
 	closedir(d);
-	unlinkat(dfd, job, AT_REMOVEDIR);
+	if (!ctx->dry_run)
+		unlinkat(dfd, job, AT_REMOVEDIR);
 	if (res->status == GOLDEN_ST_WARN)
 		golden_strlcpy(res->code, "kernel teardown flush", sizeof(res->code));
 out:

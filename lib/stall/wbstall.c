@@ -334,7 +334,10 @@ void golden_stall_detect(const char *sysroot, const char *kmsg, const char *curs
 	free(a);
 	free(b);
 	read_context(sysroot, ev);
-	golden_kmsg_scan(kmsg, cursor_dir, sysroot, cursor_dir != NULL, on_kmsg, &karg, &st);
+	golden_kmsg_scan(kmsg, cursor_dir, sysroot, false, on_kmsg, &karg, &st);
+	ev->kmsg_records = st.records;
+	ev->kmsg_seq = st.last_seq;
+	golden_strlcpy(ev->kmsg_boot, st.boot_id, sizeof(ev->kmsg_boot));
 	golden_stall_classify(ev);
 }
 

@@ -48,6 +48,10 @@ struct golden_stall_evidence {
 	/* kernel log since the last look */
 	int soft_lockups, wq_lockups, wb_lines, hogs, hung_tasks, rcu_stalls, lustre_victims;
 	int lockup_node; /* from CPU#N / pool cpus=N; -1 */
+	/* how far the log was read: the caller saves the cursor once it acted */
+	unsigned long kmsg_records;
+	uint64_t kmsg_seq;
+	char kmsg_boot[GOLDEN_KMSG_BOOTID_LEN];
 	/* verdict */
 	bool storm; /* in progress now */
 	bool past;  /* the log shows one that is no longer visible */
@@ -57,7 +61,9 @@ struct golden_stall_evidence {
 
 /* Collect the evidence: proc/ * /comm, proc/stat over window_ms, PSI,
  * cgroup.stat, and the kernel log (kmsg NULL = /dev/kmsg) after the stall
- * cursor in cursor_dir (NULL: whole buffer, nothing saved). */
+ * cursor in cursor_dir (NULL: whole buffer). The cursor is not moved: ev
+ * says how far the log was read (kmsg_seq), for the caller to save once it
+ * has acted on the evidence (health/check.h golden_check_commit). */
 void golden_stall_detect(const char *sysroot, const char *kmsg, const char *cursor_dir,
                          int window_ms, struct golden_stall_evidence *ev);
 

@@ -74,12 +74,49 @@ bool golden_child_kill(pid_t pid)
 	return false;
 }
 
-int golden_child_exit_status(pid_t pid, int *sig)
+/* Reap pid, waiting no later than deadline (golden_child_now_ms clock).
+ * Returns 0 with *status filled, 1 if it has not exited by then, -1 on
+ * error. EOF on a child's pipe does not mean it has exited: it may have
+ * closed the pipe and kept running, or hang in the kernel on its way out. */
+static int reap_until(pid_t pid, long deadline, int *status)
 {
-	int st;
+	long pause_us = 200;
+
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		long left;
+
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		left = deadline - golden_child_now_ms();
+		if (left <= 0)
+			return 1;
+		if (pause_us > left * 1000)
+			pause_us = left * 1000;
+		usleep((useconds_t)pause_us);
+		if (pause_us < 10000)
+			pause_us *= 2;
+	}
+}
+
+/* Time a child that said it is done (EOF) gets to become reapable, even at
+ * its deadline: exiting takes microseconds unless the child is stuck. */
+#define REAP_GRACE_MS 20
+
+int golden_child_exit_status(pid_t pid, long deadline, int *sig)
+{
+	long grace = golden_child_now_ms() + REAP_GRACE_MS;
+	int st, rc;
 
 	*sig = 0;
-	if (waitpid(pid, &st, 0) != pid)
+	rc = reap_until(pid, deadline > grace ? deadline : grace, &st);
+	if (rc == 1) {
+		golden_child_kill(pid);
+		return 1;
+	}
+	if (rc < 0)
 		return -1;
 	if (WIFSIGNALED(st)) {
 		*sig = WTERMSIG(st);
@@ -141,7 +178,7 @@ int golden_child_run(void (*fn)(void *shared, void *arg), void *arg, void *share
 		golden_child_kill(ch.pid);
 		rc = 1;
 	} else {
-		rc = golden_child_exit_status(ch.pid, &sig) == 0 ? 0 : -1;
+		rc = golden_child_exit_status(ch.pid, ch.deadline, &sig);
 		if (rc == 0)
 			memcpy(shared_out, shared, size);
 	}
@@ -174,6 +211,7 @@ int golden_child_capture(char *const argv[], char *out, size_t outlen, int timeo
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	setpgid(pid, pid); /* also from the parent: no race with kill(-pid) */
 	close(p[1]);
 	if (out && outlen)
 		out[0] = '\0';
@@ -184,9 +222,7 @@ int golden_child_capture(char *const argv[], char *out, size_t outlen, int timeo
 		ssize_t n;
 
 		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
+			golden_child_kill(pid);
 			close(p[0]);
 			return -1;
 		}
@@ -204,7 +240,13 @@ int golden_child_capture(char *const argv[], char *out, size_t outlen, int timeo
 		}
 	}
 	close(p[0]);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+	/* EOF: stdout is closed, but the program may well still run (a
+	 * scontrol that closed stdout and waits on a dead controller). */
+	if (reap_until(pid, end, &st) != 0) {
+		golden_child_kill(pid);
+		return -1;
+	}
+	if (!WIFEXITED(st))
 		return -1;
 	return WEXITSTATUS(st);
 }

@@ -36,9 +36,12 @@ void golden_child_wait_all(struct golden_child *ch, int n);
 /* Kill the child's group. Returns false if it did not die: stuck in the kernel. */
 bool golden_child_kill(pid_t pid);
 
-/* Reap a child that is done: 0 if it exited 0, -1 otherwise (*sig: the
- * signal that killed it, or 0). */
-int golden_child_exit_status(pid_t pid, int *sig);
+/* Reap a child that is done (EOF on its pipe), waiting no later than its
+ * deadline (golden_child_now_ms clock; at least a few ms past the EOF): 0 if
+ * it exited 0, -1 if it failed (*sig: the signal that killed it, or 0), 1 if
+ * it had not exited by then (it closed the pipe and kept running, or hangs
+ * on its way out): it is then killed, or abandoned if it does not die. */
+int golden_child_exit_status(pid_t pid, long deadline, int *sig);
 
 /* Run fn(arg) in a child under deadline_ms, sharing `size` bytes of result
  * memory with it (the child writes, the parent reads after it exited).
@@ -49,7 +52,9 @@ int golden_child_run(void (*fn)(void *shared, void *arg), void *arg, void *share
 
 /* exec argv (argv[0] an absolute path, no shell) with stdout captured into
  * out (NUL-terminated, truncated to outlen; out may be NULL), under
- * timeout_ms. Returns the exit status, or -1 on timeout or failure. */
+ * timeout_ms, all of it: a program that closes stdout and keeps running is
+ * killed at the deadline like one that never writes. Returns the exit
+ * status, or -1 on timeout or failure. */
 int golden_child_capture(char *const argv[], char *out, size_t outlen, int timeout_ms);
 
 #endif

@@ -72,6 +72,29 @@ int golden_kmsg_parse(char *buf, struct golden_kmsg_record *rec)
 	return 0;
 }
 
+/* "[1234]: " anywhere: the header a forwarding logger puts after IDENT. */
+static bool has_forward_header(const char *msg)
+{
+	for (const char *p = strchr(msg, '['); p; p = strchr(p + 1, '[')) {
+		const char *d = p + 1;
+
+		while (isdigit((unsigned char)*d))
+			d++;
+		if (d > p + 1 && d[0] == ']' && d[1] == ':' && d[2] == ' ')
+			return true;
+	}
+	return false;
+}
+
+enum golden_kmsg_origin golden_kmsg_origin(int facility, const char *msg)
+{
+	if (facility == GOLDEN_KMSG_FAC_KERNEL)
+		return GOLDEN_KMSG_FROM_KERNEL;
+	if (facility == GOLDEN_KMSG_FAC_USER && msg && !has_forward_header(msg))
+		return GOLDEN_KMSG_FROM_ROOT;
+	return GOLDEN_KMSG_FROM_OTHER;
+}
+
 uint64_t golden_kmsg_gap(bool have_prev, uint64_t prev, uint64_t seq)
 {
 	if (!have_prev || seq <= prev || seq - prev == 1)
@@ -144,6 +167,18 @@ int golden_kmsg_cursor_save_as(const char *state_dir, const char *name, const ch
 	    golden_path_join(path, sizeof(path), state_dir, name) < 0)
 		return -1;
 	return golden_write_atomic(path, line, (size_t)n);
+}
+
+int golden_kmsg_cursor_advance(const char *state_dir, const char *name, const char *boot_id,
+                               uint64_t seq)
+{
+	char cboot[GOLDEN_KMSG_BOOTID_LEN];
+	uint64_t cseq;
+
+	if (golden_kmsg_cursor_load_as(state_dir, name, cboot, sizeof(cboot), &cseq) == 0 &&
+	    strcmp(cboot, boot_id) == 0 && cseq >= seq)
+		return 0;
+	return golden_kmsg_cursor_save_as(state_dir, name, boot_id, seq);
 }
 
 struct reader {

@@ -6,11 +6,23 @@
  * plus " KEY=VALUE" continuation lines, which we ignore), or a file of such
  * records, one per line (tests, `--kmsg FILE`).
  *
- * Trust: records of facility kernel (0) and user (1) both count. Only root
- * can write /dev/kmsg (mode 0644 root), and root's writes appear as facility
- * user unless they name another; that is how operators and fault-injection
- * tools (`echo '...' > /dev/kmsg`, gpud inject-fault) reach the checks. The
- * scanner passes every record with its facility; callers decide.
+ * Trust: the scanner passes every record with its facility; callers ask
+ * golden_kmsg_origin() who wrote it. Only a record the kernel wrote, or one
+ * root wrote itself, may stand for a driver fault:
+ *  - facility kernel (0) is printk. User space cannot write it: the kernel's
+ *    devkmsg_write() turns facility 0 into user, and journald's ForwardToKMsg
+ *    does the same. Kernel records may quote user text (a mount option, an
+ *    audit msg='...', a process name), but never at their start except a
+ *    15-byte comm, too short for a driver line: hence the driver parsers
+ *    match only where the driver's prefix BEGINS the text (health/xid.h).
+ *  - facility user (1) is a write to /dev/kmsg (mode 0644 root): root's
+ *    `echo 'NVRM: Xid ...' > /dev/kmsg`, how operators and fault-injection
+ *    tools test health checks, must keep working. But logging daemons that
+ *    run as root also write there on others' behalf, always as
+ *    "IDENT[PID]: MESSAGE" with an IDENT the sender chose (journald's
+ *    ForwardToKMsg, StandardOutput=kmsg, systemd itself). A user record
+ *    carrying that "[PID]: " header is such a forward, not root's own line.
+ *  - any other facility is a daemon's message: never a driver fault.
  */
 #ifndef GOLDEN_UTIL_KMSG_H
 #define GOLDEN_UTIL_KMSG_H
@@ -33,6 +45,14 @@ struct golden_kmsg_record {
 	int level;    /* PRI & 7 */
 	const char *msg;
 };
+
+/* Who wrote a record (see the top of this file). */
+enum golden_kmsg_origin {
+	GOLDEN_KMSG_FROM_KERNEL, /* facility 0: printk */
+	GOLDEN_KMSG_FROM_ROOT,   /* facility user, written to /dev/kmsg directly */
+	GOLDEN_KMSG_FROM_OTHER   /* forwarded for someone ("IDENT[PID]: "), other facility */
+};
+enum golden_kmsg_origin golden_kmsg_origin(int facility, const char *msg);
 
 /* Parse one record in place (the message is cut at its first '\n').
  * Returns 0, or -1 if buf is not a record. */
@@ -72,8 +92,10 @@ bool golden_kmsg_is_live(const char *path);
  * this boot's buffer). path NULL = /dev/kmsg; a character device is read as
  * /dev/kmsg, anything else as a file of records. state_dir NULL = no cursor.
  * advance: save the last consumed seq (state_dir created 0700 if missing,
- * cursor written atomically 0600). Returns 0, or -1 with errno if the log
- * cannot be read; st is always filled. */
+ * cursor written atomically 0600). Checks pass advance=false and leave the
+ * saving to whoever acts on what they found (health/check.h
+ * golden_check_commit): st->boot_id and st->last_seq say where to. Returns
+ * 0, or -1 with errno if the log cannot be read; st is always filled. */
 int golden_kmsg_scan(const char *path, const char *state_dir, const char *sysroot, bool advance,
                      golden_kmsg_fn cb, void *arg, struct golden_kmsg_stats *st);
 
@@ -82,6 +104,12 @@ int golden_kmsg_cursor_load(const char *state_dir, char *boot_id, size_t len, ui
 
 /* Save the cursor atomically (tmp + rename, 0600; state_dir 0700). 0 or -1. */
 int golden_kmsg_cursor_save(const char *state_dir, const char *boot_id, uint64_t seq);
+
+/* Move the cursor name in state_dir forward to seq (atomically): kept as
+ * it is when it already holds seq or later of the same boot, so that runs
+ * finishing out of order never move it back. Returns 0 or -1. */
+int golden_kmsg_cursor_advance(const char *state_dir, const char *name, const char *boot_id,
+                               uint64_t seq);
 
 /* The same for another reader's cursor file (golden-watch keeps its own). */
 int golden_kmsg_cursor_load_as(const char *state_dir, const char *name, char *boot_id, size_t len,

@@ -2,7 +2,8 @@
 # golden-prolog/golden-epilog as Slurm's Prolog/Epilog on a real local
 # cluster, with faults injected the way operators do it: real NVRM lines
 # written to /dev/kmsg, a degraded rate written into a node's /sys fixture,
-# a fake libnvidia-ml whose call hangs.
+# a fake libnvidia-ml whose call hangs; and what must not be a fault: kernel
+# records quoting an ordinary user's text.
 #   n1  HGX H100 IB fixture, healthy fake NVML
 #   n2  flat-PCIe VM fixture (GPUs 0001:00:00.0 ...), healthy fake NVML
 #   n3  HGX H100 IB fixture copied; mlx5_4 degraded to 200G in a test
@@ -54,12 +55,11 @@ setup_file() {
 		EOW
 		chmod 0755 "$WORK/$p"
 	done
-	# Start each node's kernel-log cursor now: faults earlier runs injected
+	# Start each node's kernel-log cursors now: faults earlier runs injected
 	# are not this run's.
 	for n in n1 n2 n3 n4; do
-		GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
-			FAKE_NVML_STATE=$WORK/nvml/n1.json \
-			"$GOLDEN_BUILDDIR/cli/golden" check --node "$n" --no-drain >/dev/null || true
+		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN_BUILDDIR/cli/golden" check --node "$n" \
+			--acknowledge-kmsg >/dev/null
 	done
 	golden_cluster_start --nodes 4 --prolog "$WORK/prolog" --epilog "$WORK/epilog" \
 		--conf-extra SchedulerParameters=nohold_on_prolog_fail --cred-expire 10
@@ -178,4 +178,85 @@ assert x["result"]=="warn" and "xid31" in x["code"] and "job "+sys.argv[2] in x[
 	[[ "$output" == *"left alone"* ]]
 	[ "$(golden_node_reason n1)" = "admin: bios update" ]
 	scontrol update NodeName=n1 State=RESUME
+}
+
+# An ordinary user (nobody), in a user namespace of its own, mounts tmpfs
+# with an option KEY: the kernel rejects it and logs KEY at facility kern.
+user_mount_option() {
+	local dir
+	dir=$(mktemp -d "$WORK/umnt.XXXXXX")
+	chmod 0777 "$dir"
+	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -rm \
+		mount -t tmpfs -o "$1" none "$dir" 2>/dev/null || true
+	rmdir "$dir"
+}
+
+@test "kernel records quoting an ordinary user's text drain nothing; a logger's forward neither" {
+	# The admin test's --kmsg FILE run keyed n1's cursor to the fixture's
+	# boot: look only at what comes from here on.
+	GOLDEN_CONF=$WORK/golden.conf "$GOLDEN_BUILDDIR/cli/golden" check --node n1 \
+		--acknowledge-kmsg >/dev/null
+	mark="golden-quote-$$-$RANDOM"
+	user_mount_option "NVRM: Xid (PCI:0000:1b:00): 79 GPU has fallen off the bus. $mark"
+	user_mount_option "NVRM: GPU 0000:43:00.0: GPU has fallen off the bus. $mark"
+	user_mount_option "nvidia-nvswitch0: SXid (PCI:0000:1b:00.0): 24007 Fatal $mark"
+	dmesg | grep -q "Unknown parameter 'NVRM: Xid (PCI:0000:1b:00): 79 GPU has fallen off the bus. $mark'" ||
+		skip "this kernel does not log rejected mount options"
+	# A logging daemon forwards a user's message as IDENT[PID]: TEXT, with an
+	# identifier the user chose (journald ForwardToKMsg): the same write.
+	printf '<14>NVRM: Xid (PCI:0000:1b:00): 79, pid=1, name=x, GPU has fallen off the bus.[4242]: %s\n' \
+		"$mark" >/dev/kmsg
+	jobid=$(golden_sbatch_wait -w n1 -o "$WORK/out/quote.out" --wrap 'echo ran-on-$SLURMD_NODENAME')
+	[ "$(golden_job_state "$jobid")" = COMPLETED ]
+	grep -qx ran-on-n1 "$WORK/out/quote.out"
+	[ "$(golden_node_reason n1)" = "" ]
+	run python3 -c 'import json,sys
+recs=[json.loads(l) for l in open(sys.argv[1])]
+p=[r for r in recs if r.get("job")==sys.argv[2] and r["phase"]=="prolog"][-1]
+x=[c for c in p["checks"] if c["name"]=="xid"][0]
+assert x["result"]=="ok" and "no new GPU faults" in x["detail"], x' "$WORK/log/n1.jsonl" "$jobid"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "golden check --no-drain is a dry run: the next prolog still sees the fault and drains" {
+	kmsg "NVRM: Xid (PCI:0000:43:00): 79, pid=4245, name=python3, GPU has fallen off the bus."
+	GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
+		FAKE_NVML_STATE=$WORK/nvml/n1.json \
+		run "$GOLDEN_BUILDDIR/cli/golden" check --node n1 --no-drain
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"reason: gpu1 xid79 offbus"* ]]
+	[[ "$output" == *"nothing consumed"* ]]
+	[ "$(golden_node_reason n1)" = "" ]
+	jobid=$(sbatch --parsable -o /dev/null -w n1 --wrap 'echo ran')
+	golden_wait_node_state n1 'DRAIN' 30
+	[ "$(golden_node_reason n1)" = "gpu1 xid79 offbus; reboot [golden]" ]
+	scancel "$jobid"
+}
+
+@test "a scontrol that closes stdout and keeps running cannot hang the prolog past its deadline" {
+	cat >"$WORK/scontrol-hang" <<-'EOS'
+	#!/bin/sh
+	# stdout closed, still running: a scontrol waiting on a dead controller
+	exec >&-
+	sleep 600
+	EOS
+	chmod 0755 "$WORK/scontrol-hang"
+	{
+		grep -v -e '^scontrol' -e '^state_dir' -e '^log' "$WORK/golden.conf"
+		printf 'scontrol = %s\nstate_dir = %s/state-hang\nlog = %s/log/hang.jsonl\n' \
+			"$WORK/scontrol-hang" "$WORK" "$WORK"
+	} >"$WORK/golden-hang.conf"
+	chmod 0644 "$WORK/golden-hang.conf"
+	printf '4,1,1,-;NVRM: Xid (PCI:0000:1b:00): 79, pid=1, name=x, GPU has fallen off the bus.\n' \
+		>"$WORK/kmsg-hang"
+	SLURM_JOB_ID=999 GOLDEN_CONF=$WORK/golden-hang.conf \
+		LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs FAKE_NVML_STATE=$WORK/nvml/n1.json \
+		run timeout 120 "$GOLDEN_BUILDDIR/prolog/golden-prolog" --node n1 --kmsg "$WORK/kmsg-hang"
+	echo "$output"
+	# 1: the check failed and the drain is owed; 124 would be the timeout
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"drain owed"* ]]
+	# the stuck scontrol was killed with its process group, not left behind
+	! pgrep -f "$WORK/scontrol-hang"
 }

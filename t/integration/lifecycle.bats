@@ -68,11 +68,10 @@ setup_file() {
 	EOW
 	chmod 0755 "$WORK/healthcheck"
 	# Faults earlier runs injected are not this run's: start each node's
-	# checks' kernel-log cursor now.
+	# checks' kernel-log cursors now.
 	for n in n1 n2 n3 n4; do
-		GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
-			FAKE_NVML_STATE=$WORK/nvml/$n.json \
-			"$GOLDEN_BUILDDIR/cli/golden" check --node "$n" --no-drain >/dev/null || true
+		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN_BUILDDIR/cli/golden" check --node "$n" \
+			--acknowledge-kmsg >/dev/null
 	done
 	golden_cluster_start --nodes 4 --cred-expire 10 \
 		--conf-extra "HealthCheckProgram=$WORK/healthcheck" \
@@ -156,6 +155,17 @@ wait_for() { # wait_for TIMEOUT COMMAND...: until COMMAND succeeds
 reason_is() { [[ "$(golden_node_reason "$1")" == $2 ]]; }
 drained() { [[ "$(golden_node_state "$1")" == *DRAIN* ]]; }
 not_drained() { [[ "$(golden_node_state "$1")" != *DRAIN* ]]; }
+
+# An ordinary user (nobody), in a user namespace of its own, mounts tmpfs
+# with an option KEY: the kernel rejects it and logs KEY at facility kern.
+user_mount_option() {
+	local dir
+	dir=$(mktemp -d "$WORK/umnt.XXXXXX")
+	chmod 0777 "$dir"
+	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -rm \
+		mount -t tmpfs -o "$1" none "$dir" 2>/dev/null || true
+	rmdir "$dir"
+}
 
 reboot_fixture() {
 	cat /proc/sys/kernel/random/uuid >"$WORK/nodes/$1/root/proc/sys/kernel/random/boot_id"
@@ -280,6 +290,13 @@ assert [h for h in s["history"] if h["event"]=="resumed" and "reboot" in h["text
 	kmsg "NVRM: GPU at PCI:0032:00:00: GPU-11111111-2222-3333-4444-555555555555"
 	hc n3
 	drained n3
+	# That GPU's re-init line quoted by the kernel for an ordinary user, or
+	# forwarded by a logger, is not the driver's.
+	user_mount_option "NVRM: GPU at PCI:0031:00:00: GPU-cccccccc-2222-3333-4444-555555555555"
+	printf '<14>NVRM: GPU at PCI:0031:00:00: GPU-dddddddd-2222-3333-4444-555555555555[4242]: x\n' \
+		>/dev/kmsg
+	hc n3
+	drained n3
 	kmsg "NVRM: GPU at PCI:0031:00:00: GPU-aaaaaaaa-2222-3333-4444-555555555555"
 	hc n3
 	not_drained n3
@@ -321,13 +338,13 @@ assert [h for h in s["history"] if h["event"]=="resumed" and "reboot" in h["text
 	kmsg "NVRM: Xid (PCI:0012:00:00): 48, pid=99, name=train, An uncorrectable double bit error"
 	watch_start n1
 	wait_for 20 drained n1
-	reason_is n1 "gpu1 xid48 dbe; reboot \[golden\]"
+	reason_is n1 "gpu1 xid48 dbe; gpu-reset \[golden\]"
 	# Restart again: it looks from its cursor and finds nothing new to act on.
 	watch_stop n1
 	watch_start n1
 	watch_stop n1
 	watch_start n1
-	run grep -c 'xid48 dbe; reboot \[golden\]: drained$' "$WORK/watch-n1.log"
+	run grep -c 'xid48 dbe; gpu-reset \[golden\]: drained$' "$WORK/watch-n1.log"
 	[ "$output" = 1 ]
 	[ "$(ledger n1 'sum(1 for h in d["history"] if h["event"]=="drained" and "xid48" in h["text"])')" = 1 ]
 	[ "$(ledger n1 'd["drains"]["xid"]')" = 1 ]
@@ -403,4 +420,47 @@ assert "soft" in w[-1].get("detail","") or "past" in w[-1].get("detail",""), w[-
 	not_drained n3
 	grep -Eq '^slurm_golden_watch_stall_lines_total\{node="n3"\} [1-9]' \
 		"$WORK/metrics/n3/slurm_golden_watch.prom"
+}
+
+@test "golden-watch: kernel records quoting an ordinary user's driver-like text drain nothing" {
+	user_mount_option "NVRM: Xid (PCI:0043:00:00): 79 GPU has fallen off the bus."
+	user_mount_option "NVRM: GPU at 0043:00:00.0 has fallen off the bus."
+	printf '<14>NVRM: Xid (PCI:0043:00:00): 79, pid=1, name=x, GPU has fallen off the bus.[4242]: x\n' \
+		>/dev/kmsg
+	# A real application XID after them: once it is recorded, golden-watch
+	# has looked at everything before it.
+	kmsg "NVRM: Xid (PCI:0044:00:00): 13, pid=556, name=barrier, Graphics Exception"
+	wait_for 20 grep -q "app xid13 gpu3 pid=556" "$WORK/log/n4.jsonl"
+	not_drained n4
+	# The run that read them all found the application XID and nothing else.
+	run python3 -c 'import json,sys
+r=[json.loads(l) for l in open(sys.argv[1]) if "pid=556" in l][-1]
+x=[c for c in r["checks"] if c["name"]=="xid"][0]
+assert r["phase"]=="watch" and x["result"]=="warn" and "xid79" not in x["detail"], x' \
+		"$WORK/log/n4.jsonl"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "a ledger that cannot be locked: the fault is not lost, and drains once the ledger works again" {
+	lock="$WORK/state/n3/lifecycle.lock"
+	rm -f "$lock"
+	mkdir "$lock" # a directory where the lock file should be
+	kmsg "NVRM: Xid (PCI:0034:00:00): 79, pid=4246, name=python3, GPU has fallen off the bus."
+	wait_for 20 grep -q "gpu3 xid79 offbus: not drained: cannot lock the ledger" "$WORK/watch-n3.log"
+	not_drained n3
+	# A health check meanwhile cannot act on it either, and does not consume it.
+	run hc n3
+	echo "$output"
+	[[ "$output" == *"cannot update the lifecycle ledger"* ]]
+	not_drained n3
+	rmdir "$lock"
+	# golden-watch retries with backoff (at most 30 s apart).
+	wait_for 60 drained n3
+	[ "$(golden_node_reason n3)" = "gpu3 xid79 offbus; reboot [golden]" ]
+	[ "$(ledger n3 'd["hold"]["class"]')" = reboot ]
+	[ "$(ledger n3 'sum(1 for h in d["history"] if h["event"]=="drained" and "xid79" in h["text"])')" = 1 ]
+	reboot_fixture n3
+	hc n3
+	not_drained n3
 }

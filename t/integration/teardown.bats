@@ -43,7 +43,7 @@ setup_file() {
 	chmod 0755 "$WORK/epilog"
 	# Start the stall cursors now: lines earlier runs injected are not ours.
 	for n in n1 n2 fx; do
-		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN" check --node "$n" --no-drain >/dev/null || true
+		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN" check --node "$n" --acknowledge-kmsg >/dev/null
 	done
 	golden_cluster_start --nodes 2 --cgroup --epilog "$WORK/epilog" \
 		--plugstack-line "required $GOLDEN_BUILDDIR/spank/.libs/golden_nccl.so teardown_flush=always teardown_threshold=32M teardown_dir=$WORK/teardown/%n"

@@ -40,6 +40,17 @@ static void chk_hang(const struct golden_check_ctx *ctx, struct golden_check_res
 	pause();
 }
 
+static void chk_close_and_stay(const struct golden_check_ctx *ctx, struct golden_check_result *r)
+{
+	(void)ctx;
+	golden_check_warn(r, "t-closer", "half-written");
+	/* Its result pipe closed (as an exec'd helper or a stray close would do),
+	 * the process itself still running: EOF is not an exit. */
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	sleep(60);
+}
+
 static void chk_crash(const struct golden_check_ctx *ctx, struct golden_check_result *r)
 {
 	(void)ctx;
@@ -133,6 +144,22 @@ int main(void)
 			unlink(path);
 			rmdir(dir);
 		}
+	}
+
+	/* EOF on the result pipe is not the end of the child: the wait for its
+	 * exit is under the deadline too. alarm: a hang fails this test. */
+	{
+		const struct golden_check closer = {"t-closer", GOLDEN_CHK_KERNEL,
+		                                    chk_close_and_stay, 300, 7};
+
+		alarm(30);
+		list[0] = &closer;
+		golden_checks_run(list, 1, &ctx, 5000, rep);
+		alarm(0);
+		ok(rep->out[0].timed_out && rep->out[0].res.status == GOLDEN_ST_FAIL,
+		   "a check that closes its pipe and keeps running times out (no endless wait)");
+		is(rep->out[0].res.code, "hc t-closer timeout", "reported with its name: %s",
+		   rep->out[0].res.detail);
 	}
 
 	free(rep);

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "health/check_run.h"
+#include "health/golden_conf.h"
 #include "node/ledger.h"
 #include "node/lifecycle.h"
 #include "node/metrics.h"
@@ -292,6 +294,103 @@ static void test_garbage(const char *dir)
 	free(l);
 }
 
+static void dummy_check(const struct golden_check_ctx *ctx, struct golden_check_result *res)
+{
+	(void)ctx;
+	(void)res;
+}
+
+/* How many "update" calls the fake scontrol logged. */
+static int updates(const char *log)
+{
+	const char *text = slurp(log);
+	int n = 0;
+
+	for (const char *p = text ? strstr(text, "update") : NULL; p; p = strstr(p + 1, "update"))
+		n++;
+	return n;
+}
+
+/* A ledger that cannot be locked or written: the run's fault is neither
+ * drained nor consumed (res.recorded false), and once the ledger works the
+ * same run drains and is recorded. A fake scontrol logs what it was asked. */
+static void test_unusable_ledger(const char *dir)
+{
+	static const struct golden_check xid = {"xid", GOLDEN_CHK_KERNEL, dummy_check, 1000, 1};
+	struct golden_conf *conf = calloc(1, sizeof(*conf));
+	struct golden_run_report *rep = calloc(1, sizeof(*rep));
+	struct golden_lifecycle_result res;
+	char state[600], lockp[700], log[600], fake[600], ledger[700];
+	struct golden_lifecycle lc;
+	FILE *f;
+
+	golden_conf_init(conf);
+	snprintf(log, sizeof(log), "%s/scontrol.log", dir);
+	snprintf(fake, sizeof(fake), "%s/scontrol", dir);
+	f = fopen(fake, "w");
+	fprintf(f,
+	        "#!/bin/sh\necho \"$*\" >>'%s'\n"
+	        "[ \"$1\" = -o ] && echo 'NodeName=n2 Arch=x86_64 State=IDLE Reason=(null)'\n"
+	        "exit 0\n",
+	        log);
+	fclose(f);
+	chmod(fake, 0755);
+	snprintf(conf->scontrol, sizeof(conf->scontrol), "%s", fake);
+	rep->n = 1;
+	rep->worst = 0;
+	rep->out[0].chk = &xid;
+	golden_check_fail(&rep->out[0].res, GOLDEN_ACTION_DRAIN_REBOOT, "gpu3 xid79 offbus",
+	                  "gpu3 xid79 0000:3b:00.0: GPU has fallen off the bus");
+
+	/* A directory where the lock file should be. */
+	snprintf(state, sizeof(state), "%s/state-lockdir", dir);
+	snprintf(lockp, sizeof(lockp), "%s/lifecycle.lock", state);
+	mkdir(state, 0700);
+	mkdir(lockp, 0700);
+	lc = (struct golden_lifecycle){conf,     "n2", state, NULL,      "/dev/null",
+	                               "prolog", "",   NULL,  1764750000};
+	is_int(golden_lifecycle_after_run(&lc, rep, false, &res), -1,
+	       "lock file is a directory: the ledger cannot be locked");
+	ok(!res.recorded && updates(log) == 0,
+	   "... nothing drained, nothing recorded: the fault stays pending");
+	ok(strstr(res.drain, "not drained") && strstr(res.drain, "stays pending"),
+	   "... and the run says so: %s", res.drain);
+	rmdir(lockp);
+	is_int(golden_lifecycle_after_run(&lc, rep, false, &res), 0, "the ledger works again");
+	ok(res.recorded && updates(log) == 1 && !strcmp(res.drain, "drained"),
+	   "... the same fault drains once, and is recorded");
+
+	/* A regular file where state_dir should be. */
+	snprintf(state, sizeof(state), "%s/state-file", dir);
+	f = fopen(state, "w");
+	fclose(f);
+	lc.state_dir = state;
+	is_int(golden_lifecycle_after_run(&lc, rep, false, &res), -1,
+	       "state_dir is a file: no ledger");
+	ok(!res.recorded && updates(log) == 1, "... nothing drained, nothing recorded");
+
+	/* Lockable, but the ledger cannot be saved: drained, yet not recorded
+	 * (the next run sees the fault again and adopts the drain). */
+	snprintf(state, sizeof(state), "%s/state-ledgerdir", dir);
+	snprintf(ledger, sizeof(ledger), "%s/lifecycle.json", state);
+	mkdir(state, 0700);
+	mkdir(ledger, 0700);
+	lc.state_dir = state;
+	is_int(golden_lifecycle_after_run(&lc, rep, false, &res), -1,
+	       "ledger file is a directory: cannot be saved");
+	ok(!res.recorded, "... not recorded, so the fault is not consumed");
+
+	/* Healthy run: nothing to record, nothing to lose. */
+	snprintf(state, sizeof(state), "%s/state-ok", dir);
+	lc.state_dir = state;
+	memset(&rep->out[0].res, 0, sizeof(rep->out[0].res));
+	rep->worst = -1;
+	is_int(golden_lifecycle_after_run(&lc, rep, false, &res), 0, "healthy run");
+	ok(res.recorded, "... recorded (warnings and app errors are consumed)");
+	free(conf);
+	free(rep);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/golden-ledger-XXXXXX";
@@ -309,6 +408,7 @@ int main(void)
 	test_waiting();
 	test_metrics(dir);
 	test_garbage(dir);
+	test_unusable_ledger(dir);
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return done_testing();
 }

@@ -364,6 +364,28 @@ static struct golden_topo *make_topo(void)
 	return t;
 }
 
+/* The caller's side: save the cursor the check reported, as after acting. */
+static int commit(const struct golden_check_result *res)
+{
+	if (!res->commit.set)
+		return -1;
+	return golden_kmsg_cursor_advance(res->commit.dir, res->commit.name, res->commit.boot_id,
+	                                  res->commit.seq);
+}
+
+/* GPUs at the addresses the quoting records name, so that a spoof would
+ * count if it were parsed. */
+static struct golden_topo *make_quoting_topo(void)
+{
+	static struct golden_topo t;
+
+	memset(&t, 0, sizeof(t));
+	t.ngpus = 2;
+	snprintf(t.gpus[0].busid, sizeof(t.gpus[0].busid), "0000:3b:00.0");
+	snprintf(t.gpus[1].busid, sizeof(t.gpus[1].busid), "00ee:00:00.0");
+	return &t;
+}
+
 static void run_check(const char *fixname, const struct golden_topo *topo,
                       const struct golden_conf *conf, const char *state, const char *job,
                       enum golden_phase phase, struct golden_check_result *res)
@@ -414,9 +436,21 @@ static void test_check(void)
 	   "xid79: Xid line and off-bus line counted together with pid/name");
 	ok(strstr(res.detail, "[7 new kmsg records]") != NULL, "xid79: records counted");
 
+	ok(res.commit.set && res.commit.seq == 6 && !strcmp(res.commit.name, "kmsg.cursor") &&
+	       !strcmp(res.commit.dir, state),
+	   "xid79: says how far it read (seq 6), for the caller to save");
+
+	/* Not acted on (a dry run, a ledger that cannot be written): the
+	 * check itself consumed nothing, the next run sees the fault again. */
+	run_check("xid79.kmsg", topo, NULL, state, "124", GOLDEN_PHASE_PROLOG, &res);
+	ok(res.status == GOLDEN_ST_FAIL && strcmp(res.code, "gpu3 xid79 offbus") == 0,
+	   "a check alone consumes nothing: the fault is still there");
+	/* Acted on: the caller commits, the fault is consumed. */
+	ok(commit(&res) == 0, "cursor committed after acting");
 	run_check("xid79.kmsg", topo, NULL, state, "124", GOLDEN_PHASE_PROLOG, &res);
 	ok(res.status == GOLDEN_ST_OK && res.code[0] == '\0', "same records again: ok");
 	ok(strstr(res.detail, "no new GPU faults") != NULL, "ok detail says so");
+	ok(!res.commit.set, "nothing new read: nothing to commit");
 
 	fresh_dir(state, sizeof(state));
 	run_check("xid13.kmsg", topo, NULL, state, "77", GOLDEN_PHASE_EPILOG, &res);
@@ -429,8 +463,8 @@ static void test_check(void)
 
 	fresh_dir(state, sizeof(state));
 	run_check("mixed.kmsg", topo, NULL, state, "", GOLDEN_PHASE_MANUAL, &res);
-	ok(res.status == GOLDEN_ST_FAIL && res.action == GOLDEN_ACTION_DRAIN_REBOOT,
-	   "mixed: worst (48) wins");
+	ok(res.status == GOLDEN_ST_FAIL && res.action == GOLDEN_ACTION_DRAIN_RESET,
+	   "mixed: worst (48, NVIDIA: reset the GPU) wins");
 	is(res.code, "gpu0 xid48 dbe", "mixed: code");
 	ok(strstr(res.detail, "nvsw3 sxid24007") && strstr(res.detail, "nvsw1 sxid12028") &&
 	       strstr(res.detail, "gpu0 xid63") && strstr(res.detail, "gpu1 xid999") &&
@@ -485,8 +519,45 @@ static void test_check(void)
 	memset(conf, 0, sizeof(*conf));
 	snprintf(conf->state_dir, sizeof(conf->state_dir), "%s", state);
 	run_check("xid13.kmsg", topo, conf, NULL, "", GOLDEN_PHASE_MANUAL, &res);
+	commit(&res);
 	run_check("xid13.kmsg", topo, conf, NULL, "", GOLDEN_PHASE_MANUAL, &res);
 	ok(res.status == GOLDEN_ST_OK, "conf state_dir used for the cursor");
+
+	/* Kernel records quoting a user's text (real ones: an unprivileged
+	 * mount's option keys), audit, journald forwards of a user-chosen
+	 * identifier, a daemon's facility: no fault, nothing drains. */
+	fresh_dir(state, sizeof(state));
+	run_check("quoting.kmsg", make_quoting_topo(), NULL, state, "", GOLDEN_PHASE_MANUAL, &res);
+	ok(res.status == GOLDEN_ST_OK && strstr(res.detail, "no new GPU faults") &&
+	       strstr(res.detail, "[9 new kmsg records]"),
+	   "quoting records: no fault from 9 records that quote driver lines");
+	/* Root's exact driver line (facility user) still counts: that is how
+	 * operators and reviewers test the checks. */
+	{
+		char log[PATH_MAX];
+
+		snprintf(log, sizeof(log), "%s/root.kmsg", tmproot);
+		write_file(log,
+		           "12,1,1,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen "
+		           "off the bus.\n",
+		           "w");
+		fresh_dir(state, sizeof(state));
+		run_check(log, topo, NULL, state, "", GOLDEN_PHASE_MANUAL, &res);
+		ok(res.status == GOLDEN_ST_FAIL && strcmp(res.code, "gpu3 xid79 offbus") == 0,
+		   "root's echo of the exact driver line (facility user) drains");
+		/* The probe-time record, as /dev/kmsg gives it: one record. */
+		write_file(
+		    log,
+		    "4,2,2,-;NVRM: The NVIDIA GPU 0000:18:00.0\\x0aNVRM: (PCI ID: 10de:2901) "
+		    "installed in this system has\\x0aNVRM: fallen off the bus and is not "
+		    "responding to commands.\n",
+		    "w");
+		fresh_dir(state, sizeof(state));
+		run_check(log, topo, NULL, state, "", GOLDEN_PHASE_MANUAL, &res);
+		ok(res.status == GOLDEN_ST_FAIL && res.action == GOLDEN_ACTION_DRAIN_REBOOT &&
+		       strcmp(res.code, "gpu0 xid79 offbus") == 0,
+		   "probe-time 'fallen off the bus' record: xid 79 on its GPU, drain-reboot");
+	}
 
 	run_check("/nonexistent/kmsg", topo, NULL, NULL, "", GOLDEN_PHASE_MANUAL, &res);
 	ok(res.status == GOLDEN_ST_WARN && strcmp(res.code, "kmsg unreadable") == 0 &&
