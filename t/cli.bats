@@ -184,3 +184,34 @@ node() { # node FIXTURE -> options for golden
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"$conf:1: flap_count = many: expected 0-100"* ]]
 }
+
+@test "a broken golden.conf: by hand exit 2 with FILE:LINE; as prolog/epilog no check runs, nothing drains, exit 0, logged" {
+	conf="$BATS_TEST_TMPDIR/golden.conf"
+	log="$BATS_TEST_TMPDIR/log/n1.jsonl"
+	printf 'gpus = 8\nib_rat = 400\nlog = %s/log/%%n.jsonl\n' "$BATS_TEST_TMPDIR" >"$conf"
+	chmod 0644 "$conf"
+	where="$conf:2: unknown key 'ib_rat'"
+	run "$GOLDEN" check --config "$conf" --node n1
+	[ "$status" -eq 2 ]
+	[[ "$output" == "golden check: $where"* ]]
+	[ ! -e "$log" ]
+	# --no-drain: even a mistake here must not reach a real scontrol.
+	for p in prolog epilog; do
+		run "$GOLDEN_BUILDDIR/$p/golden-$p" --config "$conf" --node n1 --no-drain
+		[ "$status" -eq 0 ] || { echo "golden-$p: $output"; false; }
+		[[ "$output" == *"$where"*"golden.conf is broken: no checks ran, nothing drained; the job runs" ]]
+	done
+	run "$GOLDEN" check --healthcheck --config "$conf" --node n1 --no-drain
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$where"*"golden.conf is broken: no checks ran, nothing drained" ]]
+	run python3 -c 'import json,sys
+recs=[json.loads(l) for l in open(sys.argv[1])]
+assert [r["phase"] for r in recs]==["prolog","epilog","healthcheck"], recs
+for r in recs:
+    assert r["result"]=="config-error" and r["checks"]==[] and sys.argv[2] in r["config_error"], r' \
+		"$log" "$where"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run "$GOLDEN_BUILDDIR/watch/golden-watch" --config "$conf" --once --kmsg /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$where"* ]]
+}
