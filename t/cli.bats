@@ -215,3 +215,66 @@ for r in recs:
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"$where"* ]]
 }
+
+@test "every program answers --version and --help with its own name and text" {
+	version=$(sed -n 's/^AC_INIT(\[slurm-golden\], \[\([^]]*\)\].*/\1/p' "$GOLDEN_SRCDIR/configure.ac")
+	[ -n "$version" ]
+	for p in cli/golden prolog/golden-prolog epilog/golden-epilog watch/golden-watch; do
+		name=${p#*/}
+		run "$GOLDEN_BUILDDIR/$p" --version
+		[ "$status" -eq 0 ] || { echo "$name --version: $output"; false; }
+		[ "$output" = "$name (slurm-golden) $version" ]
+		run "$GOLDEN_BUILDDIR/$p" --help
+		[ "$status" -eq 0 ] || { echo "$name --help: $output"; false; }
+		[[ "${lines[0]}" == "Usage: "*"$name"* ]]
+	done
+	run "$GOLDEN_BUILDDIR/prolog/golden-prolog" --help
+	[[ "$output" == *"Slurm's Prolog= program"* && "$output" != *Epilog=* ]]
+	run "$GOLDEN_BUILDDIR/epilog/golden-epilog" --help
+	[[ "$output" == *"Slurm's Epilog= program"* && "$output" != *Prolog=* ]]
+}
+
+@test "golden with an unknown command names every command golden --help lists" {
+	run "$GOLDEN" frobnicate
+	[ "$status" -eq 2 ]
+	msg=$output
+	run "$GOLDEN" --help
+	cmds=$(sed -n '/^Commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p' <<<"$output")
+	[ "$(wc -w <<<"$cmds")" -ge 7 ]
+	for c in $cmds; do
+		[[ "$msg" == *" $c"[,\ ]* ]] || { echo "'$c' missing from: $msg"; false; }
+	done
+}
+
+@test "every option golden --help documents for a command is accepted by that command" {
+	run "$GOLDEN" --help
+	[ "$status" -eq 0 ]
+	# "Options of env, topo, recipe and check:" then "  --opt ARG ..." lines.
+	pairs=$(awk '/^Options of / { sub(/^Options of /, ""); sub(/:$/, ""); gsub(/,| and /, " ");
+			cmds = $0; next }
+		/^  --/ && cmds != "" { split(cmds, c, " "); for (i in c) if (c[i] != "") print c[i], $1; next }
+		{ cmds = "" }' <<<"$output")
+	[ "$(wc -l <<<"$pairs")" -ge 8 ]
+	while read -r cmd opt; do
+		sub=$cmd
+		[ "$cmd" = recipe ] && sub="recipe list"
+		# --help after the option: parsing stops there, so only "accepted?" is tested.
+		run $GOLDEN $sub "$opt" /nonexistent --help
+		[ "$status" -eq 0 ] || { echo "golden $sub $opt: $output"; false; }
+	done <<<"$pairs"
+	run "$GOLDEN" topo --recipes /x
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--recipes does not apply to 'topo'"* ]]
+}
+
+@test "golden run from the build tree reads the source tree's recipes; a copy elsewhere the installed ones" {
+	unset GOLDEN_RECIPES
+	run "$GOLDEN" recipe list --topology "$FX/hgx-h100-ib/topo.xml" --sysroot "$FX/hgx-h100-ib/root"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -q '^hgx-h100-h200-ib .* yes' <<<"$output"
+	run "$GOLDEN" --help
+	[[ "$output" == *"recipe directory [$GOLDEN_SRCDIR/recipes]"* ]]
+	cp "$GOLDEN" "$BATS_TEST_TMPDIR/golden"
+	run "$BATS_TEST_TMPDIR/golden" --help
+	[[ "$output" == *"recipe directory [$GOLDEN_PKGDATADIR/recipes]"* ]]
+}
