@@ -12,6 +12,8 @@ load ../lib/common
 
 setup_file() {
 	golden_require_root
+	# Writes the host's /dev/kmsg: one such file at a time per machine.
+	golden_kmsg_lock
 	export WORK="$BATS_FILE_TMPDIR/work"
 	fx="$GOLDEN_BUILDDIR/t/fixtures/out"
 	mkdir -p "$WORK/nodes" "$WORK/nvml" "$WORK/out"
@@ -67,6 +69,7 @@ setup_file() {
 
 teardown_file() {
 	golden_cluster_stop
+	golden_kmsg_unlock
 }
 
 teardown() {
