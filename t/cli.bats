@@ -185,37 +185,6 @@ node() { # node FIXTURE -> options for golden
 	[[ "$output" == *"$conf:1: flap_count = many: expected 0-100"* ]]
 }
 
-@test "a broken golden.conf: by hand exit 2 with FILE:LINE; as prolog/epilog no check runs, nothing drains, exit 0, logged" {
-	conf="$BATS_TEST_TMPDIR/golden.conf"
-	log="$BATS_TEST_TMPDIR/log/n1.jsonl"
-	printf 'gpus = 8\nib_rat = 400\nlog = %s/log/%%n.jsonl\n' "$BATS_TEST_TMPDIR" >"$conf"
-	chmod 0644 "$conf"
-	where="$conf:2: unknown key 'ib_rat'"
-	run "$GOLDEN" check --config "$conf" --node n1
-	[ "$status" -eq 2 ]
-	[[ "$output" == "golden check: $where"* ]]
-	[ ! -e "$log" ]
-	# --no-drain: even a mistake here must not reach a real scontrol.
-	for p in prolog epilog; do
-		run "$GOLDEN_BUILDDIR/$p/golden-$p" --config "$conf" --node n1 --no-drain
-		[ "$status" -eq 0 ] || { echo "golden-$p: $output"; false; }
-		[[ "$output" == *"$where"*"golden.conf is broken: no checks ran, nothing drained; the job runs" ]]
-	done
-	run "$GOLDEN" check --healthcheck --config "$conf" --node n1 --no-drain
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"$where"*"golden.conf is broken: no checks ran, nothing drained" ]]
-	run python3 -c 'import json,sys
-recs=[json.loads(l) for l in open(sys.argv[1])]
-assert [r["phase"] for r in recs]==["prolog","epilog","healthcheck"], recs
-for r in recs:
-    assert r["result"]=="config-error" and r["checks"]==[] and sys.argv[2] in r["config_error"], r' \
-		"$log" "$where"
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	run "$GOLDEN_BUILDDIR/watch/golden-watch" --config "$conf" --once --kmsg /dev/null
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"$where"* ]]
-}
-
 @test "every program answers --version and --help with its own name and text" {
 	version=$(sed -n 's/^AC_INIT(\[slurm-golden\], \[\([^]]*\)\].*/\1/p' "$GOLDEN_SRCDIR/configure.ac")
 	[ -n "$version" ]
@@ -277,4 +246,74 @@ for r in recs:
 	cp "$GOLDEN" "$BATS_TEST_TMPDIR/golden"
 	run "$BATS_TEST_TMPDIR/golden" --help
 	[[ "$output" == *"recipe directory [$GOLDEN_PKGDATADIR/recipes]"* ]]
+}
+
+@test "a broken golden.conf: by hand exit 2 with FILE:LINE; as prolog/epilog no check runs, nothing drains, exit 0, logged" {
+	conf="$BATS_TEST_TMPDIR/golden.conf"
+	log="$BATS_TEST_TMPDIR/log/n1.jsonl"
+	printf 'gpus = 8\nib_rat = 400\nlog = %s/log/%%n.jsonl\n' "$BATS_TEST_TMPDIR" >"$conf"
+	chmod 0644 "$conf"
+	where="$conf:2: unknown key 'ib_rat'"
+	run "$GOLDEN" check --config "$conf" --node n1
+	[ "$status" -eq 2 ]
+	[[ "$output" == "golden check: $where"* ]]
+	[ ! -e "$log" ]
+	# --no-drain: even a mistake here must not reach a real scontrol.
+	for p in prolog epilog; do
+		run "$GOLDEN_BUILDDIR/$p/golden-$p" --config "$conf" --node n1 --no-drain
+		[ "$status" -eq 0 ] || { echo "golden-$p: $output"; false; }
+		[[ "$output" == *"$where"*"golden.conf is broken: no checks ran, nothing drained; the job runs" ]]
+	done
+	run "$GOLDEN" check --healthcheck --config "$conf" --node n1 --no-drain
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$where"*"golden.conf is broken: no checks ran, nothing drained" ]]
+	run python3 -c 'import json,sys
+recs=[json.loads(l) for l in open(sys.argv[1])]
+assert [r["phase"] for r in recs]==["prolog","epilog","healthcheck"], recs
+for r in recs:
+    assert r["result"]=="config-error" and r["checks"]==[] and sys.argv[2] in r["config_error"], r' \
+		"$log" "$where"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run "$GOLDEN_BUILDDIR/watch/golden-watch" --config "$conf" --once --kmsg /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$where"* ]]
+}
+
+@test "install-deps.sh stops only the daemons its own install started, unless --stop-services" {
+	[ "$(id -u)" -eq 0 ] || skip "install-deps.sh runs as root"
+	# Doubles for apt-get and systemctl: a state directory says what runs.
+	fake="$BATS_TEST_TMPDIR/bin"
+	state="$BATS_TEST_TMPDIR/active"
+	mkdir -p "$fake" "$state"
+	cat >"$fake/systemctl" <<-EOS
+	#!/bin/sh
+	case "\$1" in
+	is-active) [ -e "$state/\$3" ] ;;
+	stop) rm -f "$state/\$2"; echo "\$2" >>"$BATS_TEST_TMPDIR/stopped" ;;
+	*) exit 1 ;;
+	esac
+	EOS
+	# Installing the packages starts munge, as Debian's postinst does.
+	cat >"$fake/apt-get" <<-EOS
+	#!/bin/sh
+	[ "\$1" = install ] || [ "\$1" = update ] || exit 1
+	[ "\$1" = install ] && touch "$state/munge"
+	exit 0
+	EOS
+	chmod 0755 "$fake/systemctl" "$fake/apt-get"
+	# slurmd was running before: somebody's, left alone.
+	touch "$state/slurmd"
+	PATH="$fake:$PATH" run "$GOLDEN_SRCDIR/contrib/install-deps.sh"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"already running here: slurmd; leaving them alone"* ]]
+	[ "$(cat "$BATS_TEST_TMPDIR/stopped")" = munge ]
+	[ -e "$state/slurmd" ]
+	# With the flag, it is stopped too.
+	rm -f "$BATS_TEST_TMPDIR/stopped"
+	PATH="$fake:$PATH" run "$GOLDEN_SRCDIR/contrib/install-deps.sh" --stop-services
+	[ "$status" -eq 0 ]
+	[ ! -e "$state/slurmd" ]
+	grep -qx slurmd "$BATS_TEST_TMPDIR/stopped"
+	run "$GOLDEN_SRCDIR/contrib/install-deps.sh" --stop-everything
+	[ "$status" -eq 2 ]
 }
