@@ -157,8 +157,14 @@ assert c.get("timed_out") and r["duration_ms"] < 5000, r' "$WORK/log/n4.jsonl"
 }
 
 @test "the epilog attributes an XID raised during the job to that job, without draining" {
-	jobid=$(sbatch --parsable -o /dev/null -w n1 --wrap 'sleep 4')
-	golden_wait_node_state n1 'ALLOCATED|MIXED' 30
+	# Written once the script runs: ALLOCATED comes before the prolog, which
+	# would then take the line for itself and leave the epilog nothing.
+	jobid=$(sbatch --parsable -o /dev/null -w n1 --wrap "touch $WORK/out/xid31.started; sleep 4")
+	for _ in $(seq 150); do
+		[ -e "$WORK/out/xid31.started" ] && break
+		sleep 0.2
+	done
+	[ -e "$WORK/out/xid31.started" ]
 	kmsg "NVRM: Xid (PCI:0000:1b:00): 31, pid=888, name=train.py, MMU Fault: ENGINE GRAPHICS"
 	golden_wait_job "$jobid" 60
 	[ "$(golden_job_state "$jobid")" = COMPLETED ]
