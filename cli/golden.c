@@ -2,10 +2,12 @@
 #include <config.h>
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "node/node_main.h"
@@ -14,6 +16,26 @@
 #ifndef GOLDEN_RECIPEDIR
 #define GOLDEN_RECIPEDIR "/usr/local/share/slurm-golden/recipes"
 #endif
+
+/* The recipes a plain `golden` uses: the installed ones, except for the very
+ * binary `make` built in the build tree (not installed yet, so the installed
+ * directory may be missing or hold another version's recipes), which uses
+ * its source tree's. Decided by this process's own executable path, never
+ * by anything a caller sets. */
+static const char *default_recipes(void)
+{
+#if defined(GOLDEN_BUILD_EXE) && defined(GOLDEN_SRC_RECIPEDIR)
+	static char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		if (!strcmp(self, GOLDEN_BUILD_EXE))
+			return GOLDEN_SRC_RECIPEDIR;
+	}
+#endif
+	return GOLDEN_RECIPEDIR;
+}
 
 static void usage(FILE *out)
 {
@@ -32,14 +54,15 @@ static void usage(FILE *out)
 	    "  topology gather node facts, build topology.conf/topology.yaml for Slurm from\n"
 	    "           the fabric and NVLink domains, check what the controller uses\n"
 	    "\n"
-	    "Common options:\n"
+	    "Options of env, topo, recipe and check:\n"
 	    "  --topology FILE  hwloc XML instead of the live topology   (env GOLDEN_TOPOLOGY)\n"
 	    "  --sysroot DIR    read /sys and /proc below DIR            (env GOLDEN_SYSROOT)\n"
+	    "Options of env and recipe:\n"
 	    "  --recipes DIR    recipe directory [%s] (env GOLDEN_RECIPES)\n"
 	    "\n"
 	    "Run 'golden COMMAND --help' for the options of a command.\n"
 	    "Exit status: 0 ok, 1 nothing to set / problems found, 2 usage error.\n",
-	    GOLDEN_RECIPEDIR);
+	    default_recipes());
 }
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -80,7 +103,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, struc
 	o->sysroot = getenv("GOLDEN_SYSROOT");
 	o->recipes = getenv("GOLDEN_RECIPES");
 	if (!o->recipes || !*o->recipes)
-		o->recipes = GOLDEN_RECIPEDIR;
+		o->recipes = default_recipes();
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", long_opts, &idx)) != -1) {
@@ -166,7 +189,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr,
 	        "golden: unknown command '%s'; expected env, topo, recipe, check, teardown, "
-	        "status, nccl-topo or topology\n",
+	        "status, nccl-topo or topology (see golden --help)\n",
 	        argv[1]);
 	return 2;
 }

@@ -9,6 +9,11 @@
  *
  * Remote callbacks always return 0: a failing remote callback can drain the
  * node or fail the job, and a missing NCCL hint must never do either.
+ *
+ * A mistake in the plugstack.conf arguments never takes job submission down:
+ * slurm_spank_init still registers --golden-nccl and returns 0 everywhere;
+ * srun/sbatch/salloc print the error and refuse only --golden-nccl itself;
+ * slurmd (at start) and slurmstepd (every step) log it; nothing is injected.
  */
 #include <config.h>
 
@@ -42,6 +47,7 @@ SPANK_PLUGIN(golden_nccl, 1)
 
 static struct golden_plugin_args conf;
 static bool conf_ok;
+static char conf_error[1024]; /* why the plugstack arguments were refused */
 static struct golden_mode_opt mode_opt;
 static bool mode_given;
 static char *lines[MAX_LINES]; /* for the job's stderr, printed by task 0 */
@@ -69,6 +75,20 @@ static int opt_cb(int val, const char *optarg, int remote)
 	char msg[1024];
 
 	(void)val;
+	if (!conf_ok) {
+		if (!remote) {
+			slurm_error("golden_nccl: --golden-nccl is disabled: plugstack.conf: %s",
+			            conf_error);
+			return -1;
+		}
+		add_line("golden_nccl: --golden-nccl is disabled on this node: plugstack.conf: %s; "
+		         "environment left untouched",
+		         conf_error);
+		m = (struct golden_mode_opt){.mode = GOLDEN_MODE_OFF};
+		mode_opt = m;
+		mode_given = true;
+		return 0;
+	}
 	if (golden_mode_parse(optarg, remote ? NULL : conf.recipes, &m, msg, sizeof(msg)) < 0) {
 		if (!remote) {
 			slurm_error("golden_nccl: %s", msg);
@@ -98,15 +118,29 @@ PUBLIC int slurm_spank_init(spank_t sp, int ac, char **av)
 	spank_context_t ctx = spank_context();
 	struct golden_err err = {{0}};
 
-	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
+	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE &&
+	    ctx != S_CTX_SLURMD)
 		return 0;
 	golden_plugin_args_init(&conf);
-	if (golden_plugin_args_parse(&conf, ac, av, &err) < 0) {
-		slurm_error("golden_nccl: plugstack.conf: %s", err.msg);
-		/* Refuse at submit time so the admin sees it; never on a node. */
-		return ctx == S_CTX_REMOTE ? 0 : -1;
+	conf_ok = golden_plugin_args_parse(&conf, ac, av, &err) == 0;
+	if (!conf_ok) {
+		golden_strlcpy(conf_error, err.msg, sizeof(conf_error));
+		/* Loud where an admin looks (the submitting terminal, slurmd's log
+		 * at start), one line per step in the slurmd log, never in a job's
+		 * output: slurm_error in slurmstepd also reaches the job's stderr. */
+		if (ctx == S_CTX_REMOTE)
+			slurm_info("golden_nccl: plugstack.conf: %s; --golden-nccl is disabled "
+			           "until it is fixed",
+			           conf_error);
+		else
+			slurm_error("golden_nccl: plugstack.conf: %s; --golden-nccl is disabled "
+			            "until it is fixed",
+			            conf_error);
 	}
-	conf_ok = true;
+	if (ctx == S_CTX_SLURMD)
+		return 0;
+	/* Registered even when the arguments are bad: an unknown option would
+	 * make srun/sbatch fail for every job, and the callback refuses it. */
 	if (spank_option_register(sp, &golden_opt) != ESPANK_SUCCESS) {
 		slurm_error("golden_nccl: cannot register --golden-nccl");
 		return ctx == S_CTX_REMOTE ? 0 : -1;
@@ -135,11 +169,14 @@ static const char *pool_getenv(void *arg, const char *name)
 	return buf;
 }
 
-static enum golden_mode effective_mode(spank_t sp, struct golden_mode_opt *m)
+/* The job's mode; *asked: the job chose it (option or GOLDEN_NCCL), rather
+ * than getting default=on. */
+static enum golden_mode effective_mode(spank_t sp, struct golden_mode_opt *m, bool *asked)
 {
 	char val[128];
 	char msg[1024];
 
+	*asked = true;
 	if (mode_given) {
 		*m = mode_opt;
 		return m->mode;
@@ -152,6 +189,7 @@ static enum golden_mode effective_mode(spank_t sp, struct golden_mode_opt *m)
 		add_line("golden_nccl: GOLDEN_NCCL=%s: %s", val, msg);
 		return GOLDEN_MODE_OFF;
 	}
+	*asked = false;
 	memset(m, 0, sizeof(*m));
 	m->mode = conf.default_on ? GOLDEN_MODE_AUTO : GOLDEN_MODE_OFF;
 	return m->mode;
@@ -179,12 +217,15 @@ static void diag_line(void *arg, const char *msg)
 	slurm_info("golden_nccl: %s", msg);
 }
 
-static void report_failure(bool verbose, const char *what)
+/* Why the job gets nothing: always in the slurmd log; in the job's stderr only
+ * when the job asked for golden (a job that only got default=on, e.g. on a
+ * CPU node, is told nothing: it did not ask). */
+static void report_failure(bool to_job, const char *what)
 {
 	/* slurm_error would also reach the job's stderr; one line there is ours. */
 	slurm_info("golden_nccl: %s: %s; environment left untouched", node, what);
-	add_line("golden_nccl: %s: %s; environment left untouched", node, what);
-	(void)verbose;
+	if (to_job)
+		add_line("golden_nccl: %s: %s; environment left untouched", node, what);
 }
 
 static void apply_plan(spank_t sp, const struct golden_decision *res,
@@ -243,7 +284,7 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	struct golden_env_plan *plan = NULL;
 	struct env_pool *pool = NULL;
 	uint32_t stepid = 0;
-	bool verbose;
+	bool verbose, asked;
 
 	(void)ac;
 	(void)av;
@@ -252,14 +293,14 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	if (spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
 	    stepid == SLURM_EXTERN_CONT)
 		return 0;
-	mode = effective_mode(sp, &m);
+	mode = effective_mode(sp, &m, &asked);
 	if (mode == GOLDEN_MODE_OFF)
 		return 0;
 	verbose = mode == GOLDEN_MODE_VERBOSE;
 	find_node_name(sp);
 	if (golden_nodename_expand(conf.topology, node, topo, sizeof(topo), &err) < 0 ||
 	    golden_nodename_expand(conf.sysroot, node, sysroot, sizeof(sysroot), &err) < 0) {
-		report_failure(verbose, err.msg);
+		report_failure(asked, err.msg);
 		return 0;
 	}
 	golden_decision_init(&res);
@@ -274,19 +315,19 @@ PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	    .diag = diag_line,
 	};
 	if (golden_env_compute(&req, &res, &err) < 0) {
-		report_failure(verbose, err.msg);
+		report_failure(asked, err.msg);
 		goto out;
 	}
 	plan = malloc(sizeof(*plan));
 	pool = malloc(sizeof(*pool));
 	if (!plan || !pool) {
-		report_failure(verbose, "out of memory");
+		report_failure(asked, "out of memory");
 		goto out;
 	}
 	pool->sp = sp;
 	pool->used = 0;
 	if (golden_marker_plan(&res, conf.user_env, pool_getenv, pool, plan) < 0) {
-		report_failure(verbose, "too many variables in the recipe");
+		report_failure(asked, "too many variables in the recipe");
 		goto out;
 	}
 	if (verbose)

@@ -240,3 +240,136 @@ node() { # node FIXTURE -> options for golden
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"golden-watch: never ran here"* ]]
 }
+
+@test "every program answers --version and --help with its own name and text" {
+	version=$(sed -n 's/^AC_INIT(\[slurm-golden\], \[\([^]]*\)\].*/\1/p' "$GOLDEN_SRCDIR/configure.ac")
+	[ -n "$version" ]
+	for p in cli/golden prolog/golden-prolog epilog/golden-epilog watch/golden-watch; do
+		name=${p#*/}
+		run "$GOLDEN_BUILDDIR/$p" --version
+		[ "$status" -eq 0 ] || { echo "$name --version: $output"; false; }
+		[ "$output" = "$name (slurm-golden) $version" ]
+		run "$GOLDEN_BUILDDIR/$p" --help
+		[ "$status" -eq 0 ] || { echo "$name --help: $output"; false; }
+		[[ "${lines[0]}" == "Usage: "*"$name"* ]]
+	done
+	run "$GOLDEN_BUILDDIR/prolog/golden-prolog" --help
+	[[ "$output" == *"Slurm's Prolog= program"* && "$output" != *Epilog=* ]]
+	run "$GOLDEN_BUILDDIR/epilog/golden-epilog" --help
+	[[ "$output" == *"Slurm's Epilog= program"* && "$output" != *Prolog=* ]]
+}
+
+@test "golden with an unknown command names every command golden --help lists" {
+	run "$GOLDEN" frobnicate
+	[ "$status" -eq 2 ]
+	msg=$output
+	run "$GOLDEN" --help
+	cmds=$(sed -n '/^Commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p' <<<"$output")
+	[ "$(wc -w <<<"$cmds")" -ge 7 ]
+	for c in $cmds; do
+		[[ "$msg" == *" $c"[,\ ]* ]] || { echo "'$c' missing from: $msg"; false; }
+	done
+}
+
+@test "every option golden --help documents for a command is accepted by that command" {
+	run "$GOLDEN" --help
+	[ "$status" -eq 0 ]
+	# "Options of env, topo, recipe and check:" then "  --opt ARG ..." lines.
+	pairs=$(awk '/^Options of / { sub(/^Options of /, ""); sub(/:$/, ""); gsub(/,| and /, " ");
+			cmds = $0; next }
+		/^  --/ && cmds != "" { split(cmds, c, " "); for (i in c) if (c[i] != "") print c[i], $1; next }
+		{ cmds = "" }' <<<"$output")
+	[ "$(wc -l <<<"$pairs")" -ge 8 ]
+	while read -r cmd opt; do
+		sub=$cmd
+		[ "$cmd" = recipe ] && sub="recipe list"
+		# --help after the option: parsing stops there, so only "accepted?" is tested.
+		run $GOLDEN $sub "$opt" /nonexistent --help
+		[ "$status" -eq 0 ] || { echo "golden $sub $opt: $output"; false; }
+	done <<<"$pairs"
+	run "$GOLDEN" topo --recipes /x
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--recipes does not apply to 'topo'"* ]]
+}
+
+@test "golden run from the build tree reads the source tree's recipes; a copy elsewhere the installed ones" {
+	unset GOLDEN_RECIPES
+	run "$GOLDEN" recipe list --topology "$FX/hgx-h100-ib/topo.xml" --sysroot "$FX/hgx-h100-ib/root"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -q '^hgx-h100-h200-ib .* yes' <<<"$output"
+	run "$GOLDEN" --help
+	[[ "$output" == *"recipe directory [$GOLDEN_SRCDIR/recipes]"* ]]
+	cp "$GOLDEN" "$BATS_TEST_TMPDIR/golden"
+	run "$BATS_TEST_TMPDIR/golden" --help
+	[[ "$output" == *"recipe directory [$GOLDEN_PKGDATADIR/recipes]"* ]]
+}
+
+@test "a broken golden.conf: by hand exit 2 with FILE:LINE; as prolog/epilog no check runs, nothing drains, exit 0, logged" {
+	conf="$BATS_TEST_TMPDIR/golden.conf"
+	log="$BATS_TEST_TMPDIR/log/n1.jsonl"
+	printf 'gpus = 8\nib_rat = 400\nlog = %s/log/%%n.jsonl\n' "$BATS_TEST_TMPDIR" >"$conf"
+	chmod 0644 "$conf"
+	where="$conf:2: unknown key 'ib_rat'"
+	run "$GOLDEN" check --config "$conf" --node n1
+	[ "$status" -eq 2 ]
+	[[ "$output" == "golden check: $where"* ]]
+	[ ! -e "$log" ]
+	# --no-drain: even a mistake here must not reach a real scontrol.
+	for p in prolog epilog; do
+		run "$GOLDEN_BUILDDIR/$p/golden-$p" --config "$conf" --node n1 --no-drain
+		[ "$status" -eq 0 ] || { echo "golden-$p: $output"; false; }
+		[[ "$output" == *"$where"*"golden.conf is broken: no checks ran, nothing drained; the job runs" ]]
+	done
+	run "$GOLDEN" check --healthcheck --config "$conf" --node n1 --no-drain
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$where"*"golden.conf is broken: no checks ran, nothing drained" ]]
+	run python3 -c 'import json,sys
+recs=[json.loads(l) for l in open(sys.argv[1])]
+assert [r["phase"] for r in recs]==["prolog","epilog","healthcheck"], recs
+for r in recs:
+    assert r["result"]=="config-error" and r["checks"]==[] and sys.argv[2] in r["config_error"], r' \
+		"$log" "$where"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run "$GOLDEN_BUILDDIR/watch/golden-watch" --config "$conf" --once --kmsg /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$where"* ]]
+}
+
+@test "install-deps.sh stops only the daemons its own install started, unless --stop-services" {
+	[ "$(id -u)" -eq 0 ] || skip "install-deps.sh runs as root"
+	# Doubles for apt-get and systemctl: a state directory says what runs.
+	fake="$BATS_TEST_TMPDIR/bin"
+	state="$BATS_TEST_TMPDIR/active"
+	mkdir -p "$fake" "$state"
+	cat >"$fake/systemctl" <<-EOS
+	#!/bin/sh
+	case "\$1" in
+	is-active) [ -e "$state/\$3" ] ;;
+	stop) rm -f "$state/\$2"; echo "\$2" >>"$BATS_TEST_TMPDIR/stopped" ;;
+	*) exit 1 ;;
+	esac
+	EOS
+	# Installing the packages starts munge, as Debian's postinst does.
+	cat >"$fake/apt-get" <<-EOS
+	#!/bin/sh
+	[ "\$1" = install ] || [ "\$1" = update ] || exit 1
+	[ "\$1" = install ] && touch "$state/munge"
+	exit 0
+	EOS
+	chmod 0755 "$fake/systemctl" "$fake/apt-get"
+	# slurmd was running before: somebody's, left alone.
+	touch "$state/slurmd"
+	PATH="$fake:$PATH" run "$GOLDEN_SRCDIR/contrib/install-deps.sh"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"already running here: slurmd; leaving them alone"* ]]
+	[ "$(cat "$BATS_TEST_TMPDIR/stopped")" = munge ]
+	[ -e "$state/slurmd" ]
+	# With the flag, it is stopped too.
+	rm -f "$BATS_TEST_TMPDIR/stopped"
+	PATH="$fake:$PATH" run "$GOLDEN_SRCDIR/contrib/install-deps.sh" --stop-services
+	[ "$status" -eq 0 ]
+	[ ! -e "$state/slurmd" ]
+	grep -qx slurmd "$BATS_TEST_TMPDIR/stopped"
+	run "$GOLDEN_SRCDIR/contrib/install-deps.sh" --stop-everything
+	[ "$status" -eq 2 ]
+}

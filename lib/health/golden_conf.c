@@ -507,6 +507,23 @@ static const struct entry *winner(const struct parsed *ps, const struct entry *e
 	return w;
 }
 
+/* After an error: the lines for every node that are valid on their own, so a
+ * caller reporting the error can still find where the admin wants golden's
+ * log. Never used to run checks. */
+static void salvage(const struct parsed *ps, const char *path, struct golden_conf *conf)
+{
+	char where[PATH_MAX + 16];
+
+	for (int i = 0; i < ps->ne; i++) {
+		struct golden_err ignored = {{0}};
+
+		if (ps->e[i].section >= 0)
+			continue;
+		snprintf(where, sizeof(where), "%s:%d", path, ps->e[i].line);
+		apply(conf, where, ps->e[i].key, ps->e[i].value, &ignored);
+	}
+}
+
 int golden_conf_load_node(const char *path, bool check_owner, const struct golden_conf_node *node,
                           struct golden_conf *conf, struct golden_err *err)
 {
@@ -519,6 +536,7 @@ int golden_conf_load_node(const char *path, bool check_owner, const struct golde
 	if (!scratch)
 		return golden_err_set(err, "%s: out of memory", path);
 	if (parse_file(path, check_owner, &ps, err) < 0) {
+		salvage(&ps, path, conf);
 		rc = -1;
 		goto out;
 	}
@@ -531,8 +549,10 @@ int golden_conf_load_node(const char *path, bool check_owner, const struct golde
 		scratch->nmounts = scratch->nxid = scratch->nchecks = 0;
 		rc = apply(scratch, where, ps.e[i].key, ps.e[i].value, err);
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		salvage(&ps, path, conf);
 		goto out;
+	}
 	/* The lines for every node first: a [feature] lookup may need them
 	 * (the scontrol path). */
 	for (int i = 0; i < ps.ne && rc == 0; i++) {

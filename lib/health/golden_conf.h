@@ -71,7 +71,10 @@ struct golden_conf {
 void golden_conf_init(struct golden_conf *conf);
 
 /* Parse FILE with no node: sections are checked, none applies.
- * check_owner: root-owned and not group/world-writable. */
+ * check_owner: root-owned and not group/world-writable. On -1, err names
+ * the first bad line (FILE:LINE) and conf holds only the lines for every
+ * node that are valid on their own: fit for reporting the error (where the
+ * log is), never for running checks. The same for golden_conf_load_node. */
 int golden_conf_load(const char *path, bool check_owner, struct golden_conf *conf,
                      struct golden_err *err);
 

@@ -31,7 +31,9 @@ struct json_object *golden_health_log_json(const struct golden_run_report *rep,
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (rep->worst >= 0)
+	if (info->config_error)
+		verdict = "config-error";
+	else if (rep->worst >= 0)
 		verdict = golden_check_status_name(rep->out[rep->worst].res.status);
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -46,6 +48,7 @@ struct json_object *golden_health_log_json(const struct golden_run_report *rep,
 	add_str(o, "resume", info->resume);
 	add_str(o, "waiting", info->waiting);
 	add_str(o, "node_state", info->node_state);
+	add_str(o, "config_error", info->config_error);
 	json_object_object_add(o, "duration_ms", json_object_new_int(rep->total_ms));
 	for (int i = 0; i < rep->n; i++) {
 		const struct golden_check_outcome *c = &rep->out[i];
@@ -125,7 +128,11 @@ void golden_health_log_syslog(const struct golden_run_report *rep,
                               const struct golden_run_info *info)
 {
 	openlog("slurm-golden", LOG_PID, LOG_DAEMON);
-	if (rep->worst < 0) {
+	if (info->config_error) {
+		syslog(LOG_ERR, "%s %s job=%s: %s; golden.conf is broken: no checks ran",
+		       info->phase, info->node, info->job_id && *info->job_id ? info->job_id : "-",
+		       info->config_error);
+	} else if (rep->worst < 0) {
 		syslog(LOG_INFO, "%s %s job=%s: all %d checks ok (%d ms)", info->phase, info->node,
 		       info->job_id && *info->job_id ? info->job_id : "-", rep->n, rep->total_ms);
 	} else {

@@ -15,6 +15,7 @@ struct golden_run_info {
 	const char *resume;        /* "resumed (transient cleared)", NULL */
 	const char *waiting;       /* what golden's held drain waits for, NULL */
 	const char *node_state;    /* health checks: idle or busy (passive only) */
+	const char *config_error;  /* golden.conf is broken: FILE:LINE; no check ran */
 };
 
 struct json_object *golden_health_log_json(const struct golden_run_report *rep,

@@ -38,8 +38,39 @@ struct hc_opts {
 	int json, no_drain, kernel, explain, ack;
 };
 
-static void usage(const char *prog, FILE *out)
+static void usage(const char *prog, enum golden_phase phase, FILE *out)
 {
+	int w = (int)strlen(prog);
+
+	if (phase == GOLDEN_PHASE_PROLOG || phase == GOLDEN_PHASE_EPILOG) {
+		const char *slurm = phase == GOLDEN_PHASE_PROLOG ? "Prolog" : "Epilog";
+
+		fprintf(
+		    out,
+		    "Usage: %s [--config FILE] [--sysroot DIR] [--topology FILE] [--kmsg FILE]\n"
+		    "       %*s [--node NAME] [--json] [--no-drain] [--version]\n"
+		    "\n"
+		    "Slurm's %s= program: runs slurm-golden's %s checks (GPU, fabric,\n"
+		    "storage, kernel log), each in its own process under a hard deadline.\n",
+		    prog, w, "", slurm, phase == GOLDEN_PHASE_PROLOG ? "prolog" : "epilog");
+		if (phase == GOLDEN_PHASE_PROLOG)
+			fputs("A failed check drains the node with golden's reason and exits 1,\n"
+			      "so Slurm requeues the job on another node.\n",
+			      out);
+		else
+			fputs("Faults raised during the job are attributed to it; only hardware\n"
+			      "faults drain the node (exit 1).\n",
+			      out);
+		fputs(
+		    "Config: --config, $GOLDEN_CONF or " DEFAULT_CONF " (optional). A broken\n"
+		    "golden.conf is a configuration error, not a node fault: no check runs,\n"
+		    "nothing is drained or resumed, the error (FILE:LINE) goes to stderr, syslog\n"
+		    "and golden's log, and the exit status is 0 so the job runs.\n"
+		    "Exit status: 0 healthy, warnings or a broken golden.conf; 1 a check failed;\n"
+		    "2 usage error. 'golden check --help' has the rest.\n",
+		    out);
+		return;
+	}
 	fprintf(out,
 	        "Usage: %s [--prolog|--epilog|--healthcheck] [--config FILE] [--sysroot DIR]\n"
 	        "       %*s [--topology FILE] [--kmsg FILE] [--node NAME] [--json] [--no-drain]\n"
@@ -63,8 +94,12 @@ static void usage(const char *prog, FILE *out)
 	        "runs, and a node golden drained is resumed once its fault has cleared as its\n"
 	        "class requires (transient: the check passes; gpu-reset: the GPU was\n"
 	        "re-initialised; reboot: the boot id changed; flapping: never).\n"
+	        "A broken golden.conf never drains: no check runs and the error (FILE:LINE) is\n"
+	        "printed; with --prolog/--epilog it also goes to syslog and golden's log and the\n"
+	        "exit status is 0 (the job runs); otherwise 2 (slurmd only logs a\n"
+	        "HealthCheckProgram's status).\n"
 	        "Exit status: 0 healthy or warnings, 1 a check failed, 2 usage/config error.\n",
-	        prog, (int)strlen(prog), "", (int)strlen(prog), "");
+	        prog, w, "", w, "");
 }
 
 static int parse(int argc, char **argv, struct hc_opts *o)
@@ -83,6 +118,7 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 	                                         {"explain-config", no_argument, NULL, 'X'},
 	                                         {"acknowledge-kmsg", no_argument, NULL, 'A'},
 	                                         {"help", no_argument, NULL, 'h'},
+	                                         {"version", no_argument, NULL, 'V'},
 	                                         {NULL, 0, NULL, 0}};
 	int c;
 
@@ -130,8 +166,15 @@ static int parse(int argc, char **argv, struct hc_opts *o)
 			o->ack = 1;
 			break;
 		case 'h':
-			usage(argv[0], stdout);
+			usage(argv[0], o->phase, stdout);
 			exit(0);
+		case 'V': {
+			const char *base = strrchr(argv[0], '/');
+
+			printf("%s (slurm-golden) %s\n", base ? base + 1 : argv[0],
+			       PACKAGE_VERSION);
+			exit(0);
+		}
 		default:
 			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", argv[0],
 			        argv[optind - 1]);
@@ -180,11 +223,11 @@ static void conf_explain(void *arg, const char *where, const char *key, const ch
 	fprintf(r->explain, "%-28s %-24s = %-20s %s\n", where, key, value, why);
 }
 
-int golden_node_load_conf(const char *prog, const char *config, const char *node,
-                          struct golden_conf *conf, FILE *explain)
+/* golden.conf into conf for node; on -1, err says what is wrong and where. */
+static int load_conf(const char *prog, const char *config, const char *node,
+                     struct golden_conf *conf, FILE *explain, struct golden_err *err)
 {
 	const char *path = config ? config : getenv("GOLDEN_CONF");
-	struct golden_err err = {{0}};
 	struct stat st;
 	struct conf_reader reader = {prog, node, conf, explain};
 	struct golden_conf_node who = {node, node_features, explain ? conf_explain : NULL,
@@ -199,17 +242,35 @@ int golden_node_load_conf(const char *prog, const char *config, const char *node
 			return 0; /* no config: defaults */
 		}
 	}
-	if (golden_conf_load_node(path, geteuid() == 0, &who, conf, &err) < 0) {
+	if (golden_conf_load_node(path, geteuid() == 0, &who, conf, err) < 0)
+		return -1;
+	for (int i = 0; i < conf->nchecks; i++)
+		if (!golden_check_find(conf->checks[i].name))
+			return golden_err_set(
+			    err, "%s: check.%s: no such check (see golden check --help)", path,
+			    conf->checks[i].name);
+	return 0;
+}
+
+int golden_node_load_conf(const char *prog, const char *config, const char *node,
+                          struct golden_conf *conf, FILE *explain)
+{
+	struct golden_err err = {{0}};
+
+	if (load_conf(prog, config, node, conf, explain, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err.msg);
 		return -1;
 	}
-	for (int i = 0; i < conf->nchecks; i++)
-		if (!golden_check_find(conf->checks[i].name)) {
-			fprintf(stderr,
-			        "%s: %s: check.%s: no such check (see golden check --help)\n", prog,
-			        path, conf->checks[i].name);
-			return -1;
-		}
+	return 0;
+}
+
+static int expand(const char *key, const char *tmpl, const char *node, char *out, size_t len,
+                  struct golden_err *err)
+{
+	struct golden_err why = {{0}};
+
+	if (golden_nodename_expand(tmpl, node, out, len, &why) < 0)
+		return golden_err_set(err, "%s: %s", key, why.msg);
 	return 0;
 }
 
@@ -218,8 +279,8 @@ int golden_node_expand(const char *prog, const char *key, const char *tmpl, cons
 {
 	struct golden_err err = {{0}};
 
-	if (golden_nodename_expand(tmpl, node, out, len, &err) < 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, key, err.msg);
+	if (expand(key, tmpl, node, out, len, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
 		return -1;
 	}
 	return 0;
@@ -370,6 +431,48 @@ static enum golden_phase health_phase(const struct golden_conf *conf, const char
 	return GOLDEN_PHASE_HEALTH;
 }
 
+/* golden.conf (or a path template in it) is wrong. A configuration mistake
+ * must never look like a node fault: no check runs (so no kernel-log cursor
+ * moves and no fault is consumed), nothing is drained, resumed or applied
+ * from the ledger. By hand the FILE:LINE message and exit 2 are right. As
+ * Slurm's Prolog/Epilog, exit 2 would drain the node as "Prolog error" (a
+ * reason golden never owns), so exit 0 and say it loudly where an admin
+ * looks: stderr (slurmd logs it at debug2), syslog, and golden's log at the
+ * path the lines that did parse give. As HealthCheckProgram, exit 2:
+ * slurmd only logs a health check's status, with its output, at error level. */
+static int config_broken(const char *prog, const struct hc_opts *o, const struct golden_conf *conf,
+                         const char *job, const char *msg)
+{
+	bool slurm_job = o->phase == GOLDEN_PHASE_PROLOG || o->phase == GOLDEN_PHASE_EPILOG;
+	struct golden_run_report *rep;
+	struct golden_run_info info = {0};
+	char node[64], logp[PATH_MAX];
+
+	if (!slurm_job && o->phase != GOLDEN_PHASE_HEALTH) {
+		fprintf(stderr, "%s: %s\n", prog, msg);
+		return 2;
+	}
+	fprintf(stderr, "%s: %s; golden.conf is broken: no checks ran, nothing drained%s\n", prog,
+	        msg, slurm_job ? "; the job runs" : "");
+	golden_nodename_get(o->node, node, sizeof(node));
+	info.node = node;
+	info.job_id = job ? job : "";
+	info.phase = phase_name(o->phase);
+	info.config_error = msg;
+	rep = calloc(1, sizeof(*rep));
+	if (rep) {
+		struct golden_err err = {{0}};
+
+		rep->worst = -1;
+		if (expand("log", conf->log_path, node, logp, sizeof(logp), &err) == 0 &&
+		    golden_health_log_append(logp, rep, &info) < 0)
+			fprintf(stderr, "%s: cannot append to %s\n", prog, logp);
+		golden_health_log_syslog(rep, &info);
+		free(rep);
+	}
+	return slurm_job ? 0 : 2;
+}
+
 int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 {
 	const char *prog = argv[0];
@@ -386,31 +489,36 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 	char metrics[PATH_MAX];
 	struct golden_check_ctx ctx;
 	const char *job = getenv("SLURM_JOB_ID");
+	struct golden_err cerr = {{0}};
 	int rc = 2, n, drc;
 
 	if (!conf || !topo || !rep || !lcres || parse(argc, argv, &o) < 0)
 		goto out;
+	if (!golden_is_safe_name(job ? job : "0", 32))
+		job = NULL;
 	golden_nodename_get(o.node, node, sizeof(node));
-	if (golden_node_load_conf(prog, o.config, node, conf, o.explain ? stdout : NULL) < 0)
+	if (load_conf(prog, o.config, node, conf, o.explain ? stdout : NULL, &cerr) < 0) {
+		if (o.explain) /* by hand, whatever the phase */
+			o.phase = GOLDEN_PHASE_MANUAL;
+		rc = config_broken(prog, &o, conf, job, cerr.msg);
 		goto out;
+	}
 	if (o.explain) {
 		golden_conf_print(conf, stdout);
 		rc = 0;
 		goto out;
 	}
-	if (!golden_is_safe_name(job ? job : "0", 32))
-		job = NULL;
-	if (golden_node_expand(prog, "topology", o.topology ? o.topology : conf->topology, node,
-	                       topopath, sizeof(topopath)) ||
-	    golden_node_expand(prog, "sysroot", o.sysroot ? o.sysroot : conf->sysroot, node,
-	                       sysroot, sizeof(sysroot)) ||
-	    golden_node_expand(prog, "state_dir", conf->state_dir, node, state, sizeof(state)) ||
-	    golden_node_expand(prog, "log", conf->log_path, node, logp, sizeof(logp)) ||
-	    golden_node_expand(prog, "teardown_dir", conf->teardown_dir, node, tdir,
-	                       sizeof(tdir)) ||
-	    golden_node_expand(prog, "metrics_dir", conf->metrics_dir, node, metrics,
-	                       sizeof(metrics)))
+	if (expand("topology", o.topology ? o.topology : conf->topology, node, topopath,
+	           sizeof(topopath), &cerr) ||
+	    expand("sysroot", o.sysroot ? o.sysroot : conf->sysroot, node, sysroot, sizeof(sysroot),
+	           &cerr) ||
+	    expand("state_dir", conf->state_dir, node, state, sizeof(state), &cerr) ||
+	    expand("log", conf->log_path, node, logp, sizeof(logp), &cerr) ||
+	    expand("teardown_dir", conf->teardown_dir, node, tdir, sizeof(tdir), &cerr) ||
+	    expand("metrics_dir", conf->metrics_dir, node, metrics, sizeof(metrics), &cerr)) {
+		rc = config_broken(prog, &o, conf, job, cerr.msg);
 		goto out;
+	}
 	if (o.kernel) {
 		rc = kernel_report(sysroot[0] ? sysroot : NULL);
 		goto out;

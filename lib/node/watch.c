@@ -70,14 +70,16 @@ static void usage(const char *prog, FILE *out)
 {
 	fprintf(out,
 	        "Usage: %s [--config FILE] [--node NAME] [--sysroot DIR] [--topology FILE]\n"
-	        "       %*s [--kmsg PATH] [--once]\n"
+	        "       %*s [--kmsg PATH] [--once] [--version]\n"
 	        "\n"
 	        "Block on the kernel log and drain this node within seconds of a GPU fault\n"
 	        "(the prolog's XID catalogue and policy, golden.conf's xid.N overrides) or a\n"
 	        "writeback-stall storm, with the same reason format as the prolog. Application\n"
 	        "XIDs are recorded only. A drain slurmctld cannot take is kept and retried.\n"
 	        "--once: handle the records there are now, then exit (tests, cron).\n"
-	        "Stops on SIGTERM/SIGINT. Config as for golden check (golden.conf).\n",
+	        "Stops on SIGTERM/SIGINT. Config as for golden check (golden.conf), read at\n"
+	        "start: a broken one is refused with FILE:LINE and exit status 2, and nothing\n"
+	        "is drained (golden-watch.service does not restart on 2; fix, then restart).\n",
 	        prog, (int)strlen(prog), "");
 }
 
@@ -398,11 +400,15 @@ static int read_file(struct watch *w)
 
 static int setup(struct watch *w, int argc, char **argv, bool *once)
 {
-	static const struct option longopts[] = {
-	    {"config", required_argument, NULL, 'c'},  {"node", required_argument, NULL, 'n'},
-	    {"sysroot", required_argument, NULL, 's'}, {"topology", required_argument, NULL, 't'},
-	    {"kmsg", required_argument, NULL, 'k'},    {"once", no_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {{"config", required_argument, NULL, 'c'},
+	                                         {"node", required_argument, NULL, 'n'},
+	                                         {"sysroot", required_argument, NULL, 's'},
+	                                         {"topology", required_argument, NULL, 't'},
+	                                         {"kmsg", required_argument, NULL, 'k'},
+	                                         {"once", no_argument, NULL, 'o'},
+	                                         {"help", no_argument, NULL, 'h'},
+	                                         {"version", no_argument, NULL, 'V'},
+	                                         {NULL, 0, NULL, 0}};
 	const char *config = NULL, *node = NULL, *sysroot = NULL, *topology = NULL;
 	char topopath[PATH_MAX], cboot[GOLDEN_KMSG_BOOTID_LEN];
 	struct golden_err err = {{0}};
@@ -434,6 +440,13 @@ static int setup(struct watch *w, int argc, char **argv, bool *once)
 		case 'h':
 			usage(w->prog, stdout);
 			exit(0);
+		case 'V': {
+			const char *base = strrchr(w->prog, '/');
+
+			printf("%s (slurm-golden) %s\n", base ? base + 1 : w->prog,
+			       PACKAGE_VERSION);
+			exit(0);
+		}
 		default:
 			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", w->prog,
 			        argv[optind - 1]);

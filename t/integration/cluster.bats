@@ -95,6 +95,49 @@ teardown() {
 	! grep -q '^NCCL_IB_HCA' <<<"$output"
 }
 
+@test "default=on on a node without a GPU: nothing in the job's stderr unless verbose; the slurmd log says why" {
+	set_plugstack default=on
+	ln -sfn "$GOLDEN_BUILDDIR/t/fixtures/out/cpu-only" "$WORK/nodes/n3"
+	run srun -w n3 --error="$WORK/out/cpu.err" echo ran
+	rm -f "$WORK/nodes/n3"
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+	[ ! -s "$WORK/out/cpu.err" ]
+	grep -q "golden_nccl: n3: no NVIDIA GPU on this node" "$GOLDEN_CLUSTER_DIR"/log/slurmd-n3.log
+	# A job that asks is told.
+	ln -sfn "$GOLDEN_BUILDDIR/t/fixtures/out/cpu-only" "$WORK/nodes/n3"
+	run srun --golden-nccl=verbose -w n3 --error="$WORK/out/cpu-verbose.err" true
+	rm -f "$WORK/nodes/n3"
+	[ "$status" -eq 0 ]
+	grep -q "golden_nccl: n3: no NVIDIA GPU on this node" "$WORK/out/cpu-verbose.err"
+}
+
+@test "a typo in the plugstack arguments: submission keeps working, only --golden-nccl is refused, slurmd logs it" {
+	set_plugstack defualt=on
+	msg="plugstack argument 'defualt=on': unknown key 'defualt'"
+	run srun --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Usage: srun"* ]]
+	[[ "$output" == *"golden_nccl: plugstack.conf: $msg"* ]]
+	jobid=$(golden_sbatch_wait -o /dev/null --wrap true)
+	[ "$(golden_job_state "$jobid")" = COMPLETED ]
+	run srun -w n1 echo still-running
+	[ "$status" -eq 0 ]
+	[[ "$output" == *still-running* ]]
+	# As an ordinary user too.
+	run runuser -u nobody -- srun -w n2 echo as-nobody
+	[ "$status" -eq 0 ]
+	[[ "$output" == *as-nobody* ]]
+	run srun --golden-nccl -w n1 echo must-not-run
+	[ "$status" -ne 0 ]
+	[[ "$output" != *must-not-run* ]]
+	[[ "$output" == *"--golden-nccl is disabled: plugstack.conf: $msg"* ]]
+	run sbatch --golden-nccl --wrap true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--golden-nccl is disabled"* ]]
+	grep -q "golden_nccl: plugstack.conf: $msg" "$GOLDEN_CLUSTER_DIR"/log/slurmd-n1.log
+}
+
 @test "a bad option value is refused at submit time with the valid values" {
 	run srun --golden-nccl=fastest -w n1 true
 	[ "$status" -ne 0 ]

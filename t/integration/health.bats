@@ -13,6 +13,8 @@ load ../lib/common
 
 setup_file() {
 	golden_require_root
+	# Writes the host's /dev/kmsg: one such file at a time per machine.
+	golden_kmsg_lock
 	export WORK="$BATS_FILE_TMPDIR/work"
 	fx="$GOLDEN_BUILDDIR/t/fixtures/out"
 	mkdir -p "$WORK/nodes" "$WORK/nvml" "$WORK/out"
@@ -67,10 +69,15 @@ setup_file() {
 
 teardown_file() {
 	golden_cluster_stop
+	golden_kmsg_unlock
 }
 
 teardown() {
 	golden_dump_logs_on_failure
+	# A test that broke golden.conf on purpose puts the good one back.
+	if [[ -f $WORK/golden.conf.good ]]; then
+		mv -f "$WORK/golden.conf.good" "$WORK/golden.conf"
+	fi
 }
 
 kmsg() {
@@ -150,8 +157,14 @@ assert c.get("timed_out") and r["duration_ms"] < 5000, r' "$WORK/log/n4.jsonl"
 }
 
 @test "the epilog attributes an XID raised during the job to that job, without draining" {
-	jobid=$(sbatch --parsable -o /dev/null -w n1 --wrap 'sleep 4')
-	golden_wait_node_state n1 'ALLOCATED|MIXED' 30
+	# Written once the script runs: ALLOCATED comes before the prolog, which
+	# would then take the line for itself and leave the epilog nothing.
+	jobid=$(sbatch --parsable -o /dev/null -w n1 --wrap "touch $WORK/out/xid31.started; sleep 4")
+	for _ in $(seq 150); do
+		[ -e "$WORK/out/xid31.started" ] && break
+		sleep 0.2
+	done
+	[ -e "$WORK/out/xid31.started" ]
 	kmsg "NVRM: Xid (PCI:0000:1b:00): 31, pid=888, name=train.py, MMU Fault: ENGINE GRAPHICS"
 	golden_wait_job "$jobid" 60
 	[ "$(golden_job_state "$jobid")" = COMPLETED ]
@@ -259,4 +272,55 @@ assert x["result"]=="ok" and "no new GPU faults" in x["detail"], x' "$WORK/log/n
 	[[ "$output" == *"drain owed"* ]]
 	# the stuck scontrol was killed with its process group, not left behind
 	! pgrep -f "$WORK/scontrol-hang"
+}
+
+# Last in this file: it leaves n1 drained for the XID it injects.
+@test "a typo in golden.conf: jobs still run, nothing drains (no 'Prolog error'), the error is logged, and a pending fault is kept" {
+	cp "$WORK/golden.conf" "$WORK/golden.conf.good"
+	printf 'ib_rat = 400\n' >>"$WORK/golden.conf"
+	where="$WORK/golden.conf:$(wc -l <"$WORK/golden.conf"): unknown key 'ib_rat'"
+	# A fault logged while the configuration is broken: no check runs, so it
+	# must still be there for the first run after the fix.
+	kmsg "NVRM: Xid (PCI:0000:1b:00): 79, pid=4245, name=python3, GPU has fallen off the bus."
+	jobid=$(golden_sbatch_wait -w n1 -o "$WORK/out/typo.out" --wrap 'echo ran-on-$SLURMD_NODENAME')
+	# And as an ordinary user.
+	userjob=$(runuser -u nobody -- sbatch --parsable --chdir=/tmp -w n1 -o /dev/null --wrap true)
+	golden_wait_job "$userjob"
+	[ "$(golden_job_state "$jobid")" = COMPLETED ]
+	[ "$(golden_job_state "$userjob")" = COMPLETED ]
+	grep -qx ran-on-n1 "$WORK/out/typo.out"
+	[ "$(golden_node_reason n1)" = "" ]
+	[[ "$(golden_node_state n1)" != *DRAIN* ]]
+	run sinfo -h -R -o '%E'
+	[[ "$output" != *"Prolog error"* && "$output" != *"Epilog error"* ]]
+	# The prolog's and epilog's records say why no check ran (the epilog's
+	# may land just after the job is reported done).
+	for _ in $(seq 50); do
+		grep -q "\"job\":\"$jobid\",\"phase\":\"epilog\"" "$WORK/log/n1.jsonl" && break
+		sleep 0.2
+	done
+	run python3 -c 'import json,sys
+recs=[json.loads(l) for l in open(sys.argv[1]) if json.loads(l).get("job")==sys.argv[2]]
+assert sorted(r["phase"] for r in recs)==["epilog","prolog"], recs
+for r in recs:
+    assert r["result"]=="config-error" and r["checks"]==[] and sys.argv[3] in r["config_error"], r' \
+		"$WORK/log/n1.jsonl" "$jobid" "$where"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# HealthCheckProgram as slurmd runs it: exit 2 (slurmd only logs that), no drain.
+	run env -i SLURMD_NODENAME=n1 SLURM_CONF="$SLURM_CONF" GOLDEN_CONF="$WORK/golden.conf" \
+		"$GOLDEN_BUILDDIR/cli/golden" check --healthcheck
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$where"* ]]
+	[ "$(golden_node_reason n1)" = "" ]
+	# By hand: refused with FILE:LINE.
+	GOLDEN_CONF=$WORK/golden.conf run "$GOLDEN_BUILDDIR/cli/golden" check --node n1
+	[ "$status" -eq 2 ]
+	[[ "$output" == "golden check: $where"* ]]
+	# Fixed: the next job's prolog finds the fault logged meanwhile.
+	mv -f "$WORK/golden.conf.good" "$WORK/golden.conf"
+	jobid=$(sbatch --parsable -o /dev/null -w n1 --wrap true)
+	golden_wait_node_state n1 'DRAIN' 30
+	scancel "$jobid"
+	run sinfo -h -R -n n1 -o '%E'
+	[[ "$output" == "gpu0 xid79"* ]]
 }

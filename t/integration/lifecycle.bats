@@ -14,6 +14,8 @@ load ../lib/common
 
 setup_file() {
 	golden_require_root
+	# Writes the host's /dev/kmsg: one such file at a time per machine.
+	golden_kmsg_lock
 	export WORK="$BATS_FILE_TMPDIR/work"
 	mkdir -p "$WORK/nvml" "$WORK/out" "$WORK/metrics"
 	python3 - "$GOLDEN_SRCDIR/t/fixtures/nodes.json" "$WORK/nodes.json" <<-'EOP'
@@ -87,6 +89,7 @@ teardown_file() {
 		watch_stop "$n"
 	done
 	golden_cluster_stop
+	golden_kmsg_unlock
 }
 
 teardown() {

@@ -5,8 +5,9 @@
 #   GOLDEN_SRCDIR=$PWD bats --tap t/integration/minicluster.bats
 #
 # Needs root and the Debian slurmctld/slurmd/munge packages.  Uses ports
-# GOLDEN_PORT_BASE (default 17100) .. +4 for the shared cluster and
-# +10 .. +12 for a second, short-lived cluster.
+# GOLDEN_PORT_BASE (this file's own slot, t/lib/common.bash) .. +4 for the
+# shared cluster, +10 .. +12 for a second, short-lived cluster and +20 for a
+# start that must be refused.
 
 load '../lib/common'
 

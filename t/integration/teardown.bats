@@ -19,6 +19,8 @@ MIB=1048576
 setup_file() {
 	golden_require_root
 	[[ -d /sys/fs/cgroup/memory ]] || skip "no cgroup v1 memory controller"
+	# Writes the host's /dev/kmsg: one such file at a time per machine.
+	golden_kmsg_lock
 	export WORK="$BATS_FILE_TMPDIR/work"
 	mkdir -p "$WORK/log" "$WORK/state" "$WORK/data"
 	export GOLDEN="$GOLDEN_BUILDDIR/cli/golden"
@@ -63,6 +65,7 @@ teardown_file() {
 			rmdir "/sys/fs/cgroup/memory/$(cat "$cg")" 2>/dev/null || true
 		fi
 	done
+	golden_kmsg_unlock
 }
 
 teardown() {

@@ -13,12 +13,23 @@
 #           golden_wait_node_state NODE REGEX [TIMEOUT]
 # Misc:     golden_require_root, golden_dump_logs [LINES],
 #           golden_dump_logs_on_failure (call it from teardown)
+# Host:     golden_kmsg_lock / golden_kmsg_unlock: first thing in setup_file,
+#           last in teardown_file, of every file that writes /dev/kmsg
+#
+# Ports: each test file gets its own slot of GOLDEN_PORT_SLOT (32) ports, so
+# files can run in parallel (make -j2 check, distcheck). The first cluster
+# start picks the first free slot at or above GOLDEN_PORT_BASE (a slot is
+# free when nobody holds its lock, /tmp/golden-ports/BASE.lock, and none of
+# its ports listens), holds that lock for the rest of the file (this shell's
+# lifetime) and sets GOLDEN_PORT_BASE to the slot: a file may use
+# GOLDEN_PORT_BASE .. GOLDEN_PORT_BASE+31.
 #
 # Environment:
 #   GOLDEN_SRCDIR       source tree (make check sets it); default: two levels
 #                       above this file
-#   GOLDEN_PORT_BASE    SlurmctldPort of test clusters (default 17100; the
-#                       slurmd's use the next ports)
+#   GOLDEN_PORT_BASE    where port slots start (default 17100); after the
+#                       first cluster start, this file's own slot
+#   GOLDEN_PORT_SLOTS   how many slots to try (default 32)
 #   GOLDEN_JOB_TIMEOUT  default wait for jobs in seconds (default 60)
 #   GOLDEN_MINICLUSTER  override the path of golden-minicluster
 
@@ -65,11 +76,102 @@ _golden_open_path() {
     done
 }
 
+# --- ports ----------------------------------------------------------------
+
+GOLDEN_PORT_SLOT=32
+: "${GOLDEN_PORT_SLOTS:=32}"
+_GOLDEN_LOCK_DIR=/tmp/golden-ports
+
+# _golden_ports_busy BASE: some port of the slot at BASE listens.
+_golden_ports_busy() {
+    local base=$1 line port
+    while read -r line; do
+        port=${line##*:}
+        [[ $port =~ ^[0-9]+$ ]] || continue
+        ((port >= base && port < base + GOLDEN_PORT_SLOT)) && return 0
+    done < <(ss -Htln 2>/dev/null | awk '{ print $4 }')
+    return 1
+}
+
+# _golden_holds_fd FD PATH: this shell has FD open on PATH.
+_golden_holds_fd() {
+    [[ -n $1 && $(readlink "/proc/$BASHPID/fd/$1" 2>/dev/null) == "$2" ]]
+}
+
+# golden_ports_allocate: give this file its own port slot (see "Ports" above);
+# a no-op when it has one. Called by golden_cluster_prepare.
+golden_ports_allocate() {
+    if [[ -n ${_GOLDEN_PORT_FD:-} ]] &&
+        _golden_holds_fd "$_GOLDEN_PORT_FD" "$_GOLDEN_LOCK_DIR/$GOLDEN_PORT_BASE.lock"; then
+        return 0
+    fi
+    local region=${GOLDEN_PORT_BASE} i base fd
+    mkdir -p "$_GOLDEN_LOCK_DIR" || return 1
+    # Lock files in a directory somebody else owns could be their symlinks.
+    if [[ ! -O $_GOLDEN_LOCK_DIR && $(stat -c %u "$_GOLDEN_LOCK_DIR") != 0 ]]; then
+        _golden_err "golden_ports_allocate: $_GOLDEN_LOCK_DIR is not owned by root or by you"
+        return 1
+    fi
+    chmod 1777 "$_GOLDEN_LOCK_DIR" 2>/dev/null || true
+    for ((i = 0; i < GOLDEN_PORT_SLOTS; i++)); do
+        base=$((region + i * GOLDEN_PORT_SLOT))
+        ((base + GOLDEN_PORT_SLOT <= 65536)) || break
+        exec {fd}>>"$_GOLDEN_LOCK_DIR/$base.lock" || continue
+        if flock -n "$fd" && ! _golden_ports_busy "$base"; then
+            # Kept open (and locked) until this shell exits: tests and
+            # teardown_file run while it is held. golden-minicluster closes
+            # it in the daemons it starts.
+            _GOLDEN_PORT_FD=$fd
+            GOLDEN_PORT_BASE=$base
+            export _GOLDEN_PORT_FD GOLDEN_PORT_BASE
+            return 0
+        fi
+        exec {fd}>&-
+    done
+    _golden_err "golden_ports_allocate: no free slot of $GOLDEN_PORT_SLOT ports in $GOLDEN_PORT_SLOTS tries from $region (set GOLDEN_PORT_BASE elsewhere)"
+    return 1
+}
+
+# --- the host's kernel log ----------------------------------------------------
+
+# golden_kmsg_lock: serialize the files that write into the host's real
+# /dev/kmsg (and read it back through golden's checks): one at a time per
+# machine, whatever else runs in parallel. Waits for the lock. Not
+# /tmp/golden-suite.lock: whole runs are wrapped in that one.
+golden_kmsg_lock() {
+    local fd
+    if [[ -n ${_GOLDEN_KMSG_FD:-} ]] && _golden_holds_fd "$_GOLDEN_KMSG_FD" /tmp/golden-kmsg.lock; then
+        return 0
+    fi
+    exec {fd}>>/tmp/golden-kmsg.lock || return 1
+    flock "$fd" || return 1
+    _GOLDEN_KMSG_FD=$fd
+    export _GOLDEN_KMSG_FD
+}
+
+# golden_kmsg_unlock: release it (an explicit unlock, so that a process that
+# inherited the descriptor cannot keep it held).
+golden_kmsg_unlock() {
+    [[ -n ${_GOLDEN_KMSG_FD:-} ]] || return 0
+    flock -u "$_GOLDEN_KMSG_FD" 2>/dev/null || true
+    exec {_GOLDEN_KMSG_FD}>&- 2>/dev/null || true
+    unset _GOLDEN_KMSG_FD
+}
+
+# --- clusters ---------------------------------------------------------------
+
 # golden_cluster_prepare: choose the cluster directory (and SLURM_CONF)
 # before starting, for programs written before the cluster exists that
 # need its path (slurmd runs HealthCheckProgram with an empty environment).
 golden_cluster_prepare() {
     local parent=${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}
+    golden_ports_allocate || return 1
+    # A file that writes the host's kernel log must hold the kmsg lock.
+    if [[ -n ${BATS_TEST_FILENAME:-} ]] && grep -q '/dev/kmsg' "$BATS_TEST_FILENAME" &&
+        ! _golden_holds_fd "${_GOLDEN_KMSG_FD:-}" /tmp/golden-kmsg.lock; then
+        _golden_err "golden_cluster_prepare: ${BATS_TEST_FILENAME##*/} writes /dev/kmsg: call golden_kmsg_lock first in its setup_file"
+        return 1
+    fi
     GOLDEN_CLUSTER_DIR=$(mktemp -d "$parent/golden-cluster.XXXXXX") || return 1
     export GOLDEN_CLUSTER_DIR
     _golden_open_path "$GOLDEN_CLUSTER_DIR"

@@ -221,6 +221,14 @@ int main(void)
 	ok(load_text("just words\n", &c, &e) < 0 && strstr(e.msg, "expected key = value"),
 	   "no '=': %s", e.msg);
 	ok(load_text("link_layer = infiniband\n", &c, &e) < 0, "link layer is case-exact");
+	/* The first bad line is the error; the lines after it still parse, so
+	 * the Slurm-run programs can log the error where the admin wants. */
+	ok(load_text("gpus = 8\nlgo = /x\nib_rate = fast\nlog = /var/log/g/%n.jsonl\n", &c, &e) <
+	           0 &&
+	       strstr(e.msg, ":2: unknown key 'lgo'"),
+	   "first bad line reported: %s", e.msg);
+	is(c.log_path, "/var/log/g/%n.jsonl", "a line after the bad ones still parsed");
+	is_int(c.expected_gpus, 8, "a line before it too");
 
 	memset(&e, 0, sizeof(e));
 	golden_conf_init(&c);
