@@ -126,8 +126,7 @@ int main(void)
 	 * on (alarm: a guard so that a regression fails instead of hanging). */
 	{
 		char dir[] = "/tmp/golden-test-log-XXXXXX", path[64];
-		struct golden_run_info info = {"n7", "",   "prolog", NULL, NULL,
-		                               NULL, NULL, NULL,     NULL};
+		struct golden_run_info info = {.node = "n7", .job_id = "", .phase = "prolog"};
 
 		list[0] = &c_ok;
 		golden_checks_run(list, 1, &ctx, 5000, rep);
