@@ -108,6 +108,28 @@ int golden_cache_path(const char *dir, const char *node, const char *request, ch
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
+/* Trust: in the plugin the cache is read and written only from
+ * init_post_opt, as root, so only root-owned files in a root-owned 0700
+ * directory are believed; a file or directory the job user could write is a
+ * miss, never an answer. (The directory check is the call site util's
+ * shared safe-directory helper will replace.) */
+bool golden_cache_dir_trusted(const char *dir, bool create)
+{
+	struct stat st;
+	bool ok;
+	int fd;
+
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return false;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	     !(st.st_mode & 022);
+	close(fd);
+	return ok;
+}
+
 /* Read the whole cache file, refusing anything another user could have
  * planted: it must be ours and not writable by group or others. */
 static char *read_trusted(const char *path)
@@ -180,7 +202,7 @@ int golden_cache_store(const char *dir, const char *path, const char *key,
 
 	if (!root)
 		return -1;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	if (!golden_cache_dir_trusted(dir, true))
 		goto out;
 	json_object_object_add(root, "key", json_object_new_string(key));
 	if (res)
