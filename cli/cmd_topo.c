@@ -16,7 +16,9 @@ static void topo_usage(void)
 	       "\n"
 	       "Print the NVIDIA GPUs, the network devices with their class (compute, storage,\n"
 	       "mgmt, virtual) and PCIe locality to the GPUs (PIX, PXB, PHB, SYS), NUMA nodes,\n"
-	       "each GPU's nearest compute NIC, and the bootstrap interface.\n");
+	       "each GPU's nearest compute NIC, and the bootstrap interface.\n"
+	       "With --topology and no --sysroot, this host's /sys and /proc are used only\n"
+	       "when the XML names this host (--sysroot / to use them anyway).\n");
 }
 
 int cmd_topo(int argc, char **argv)
@@ -45,6 +47,9 @@ int cmd_topo(int argc, char **argv)
 		free(topo);
 		return 1;
 	}
+	for (int i = 0; i < topo->nnotes && i < GOLDEN_TOPO_MAX_NOTES; i++)
+		if (topo->notes[i].warning)
+			cli_error("topo", "warning: %s", topo->notes[i].text);
 	if (!strcmp(fmt, "json")) {
 		struct json_object *j = golden_topo_to_json(topo);
 
