@@ -117,11 +117,11 @@ bool golden_cache_dir_trusted(const char *dir, bool create)
 {
 	struct stat st;
 	bool ok;
-	int fd;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return false;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* Every step looks here: mkdir only when it is not there yet. */
+	if (fd < 0 && errno == ENOENT && create && (mkdir(dir, 0700) == 0 || errno == EEXIST))
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	ok = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
