@@ -169,7 +169,9 @@ int golden_decision_add_note(struct golden_decision *res, bool warning, const ch
 	t = strdup(text);
 	if (!t)
 		return -1;
-	nn[res->nnotes++] = (struct golden_decision_note){warning, t};
+	nn[res->nnotes].warning = warning;
+	nn[res->nnotes].text = t;
+	res->nnotes++;
 	return 0;
 }
 
