@@ -152,6 +152,13 @@ assert c.get("timed_out") and r["duration_ms"] < 5000, r' "$WORK/log/n4.jsonl"
 @test "the epilog attributes an XID raised during the job to that job, without draining" {
 	jobid=$(sbatch --parsable -o /dev/null -w n1 --wrap 'sleep 4')
 	golden_wait_node_state n1 'ALLOCATED|MIXED' 30
+	# The node shows ALLOCATED before its prolog has run: inject only once
+	# the prolog has looked, or the prolog may take the line for its own.
+	for _ in $(seq 150); do
+		grep -q "\"job\":\"$jobid\",\"phase\":\"prolog\"" "$WORK/log/n1.jsonl" && break
+		sleep 0.2
+	done
+	grep -q "\"job\":\"$jobid\",\"phase\":\"prolog\"" "$WORK/log/n1.jsonl"
 	kmsg "NVRM: Xid (PCI:0000:1b:00): 31, pid=888, name=train.py, MMU Fault: ENGINE GRAPHICS"
 	golden_wait_job "$jobid" 60
 	[ "$(golden_job_state "$jobid")" = COMPLETED ]
