@@ -23,15 +23,24 @@ static void env_usage(void)
 	       "  explain  which recipe won over which others and why, each variable's why\n"
 	       "--recipe NAME forces a recipe, like --golden-nccl=NAME. --cache DIR uses (and\n"
 	       "fills) the plugin's cache, as the plugin does on a compute node.\n"
-	       "Exit status 1 with a message when golden would set nothing here.\n");
+	       "With --topology and no --sysroot, this host's /sys and /proc are used only\n"
+	       "when the XML names this host (--sysroot / to use them anyway).\n"
+	       "Exit status 1 with a message when golden would set nothing here (no GPU, no\n"
+	       "recipe renders, or the winning recipe sets no variable, as single-node).\n");
 }
 
 static void print_explain(const struct golden_decision *res, const char *sysroot)
 {
 	char imex[768];
 
-	printf("recipe: %s\nsource: %s\n\nvariables:\n", res->recipe,
-	       res->source ? res->source : "-");
+	printf("recipe: %s\nsource: %s\n", res->recipe, res->source ? res->source : "-");
+	if (res->nnotes)
+		printf("\nnotes:\n");
+	for (int i = 0; i < res->nnotes; i++)
+		printf("  %s%s\n", res->notes[i].warning ? "warning: " : "", res->notes[i].text);
+	printf("\nvariables:\n");
+	if (!res->nvars)
+		printf("  (none: NCCL keeps all its defaults)\n");
 	for (int i = 0; i < res->nvars; i++)
 		printf("  %s=%s\n      why: %s\n", res->vars[i].name, res->vars[i].value,
 		       res->vars[i].why ? res->vars[i].why : "-");
@@ -80,7 +89,13 @@ int cmd_env(int argc, char **argv)
 	    .diag = cli_diag,
 	    .diag_arg = "env",
 	};
-	if (golden_env_compute(&req, &res, &err) < 0) {
+	rc = golden_env_compute(&req, &res, &err);
+	/* A warning may mean the answer is not the node's (or explains why
+	 * there is none): say so wherever the output goes. */
+	for (int i = 0; i < res.nnotes; i++)
+		if (res.notes[i].warning)
+			cli_error("env", "warning: %s", res.notes[i].text);
+	if (rc < 0) {
 		cli_error("env", "%s", err.msg);
 		golden_decision_free(&res);
 		return 1;
@@ -97,6 +112,13 @@ int cmd_env(int argc, char **argv)
 		json_object_put(j);
 	} else {
 		print_explain(&res, o.sysroot);
+	}
+	if (!res.nvars) {
+		cli_error("env",
+		          "recipe %s sets no variable on this node: golden leaves NCCL's "
+		          "defaults alone",
+		          res.recipe ? res.recipe : "-");
+		rc = 1;
 	}
 	golden_decision_free(&res);
 	return rc;

@@ -24,7 +24,9 @@ static void topo_usage(void)
 	       "ports the port GUID and subnet prefix (what ibnetdiscover shows), and the\n"
 	       "NVLink domain of the GPUs from NVML (cluster UUID and clique), which\n"
 	       "'golden topology gather' collects from every node. %%n in FILE and DIR is the\n"
-	       "Slurm node name ($SLURMD_NODENAME, else the host name).\n");
+	       "Slurm node name ($SLURMD_NODENAME, else the host name).\n"
+	       "With --topology and no --sysroot, this host's /sys and /proc are used only\n"
+	       "when the XML names this host (--sysroot / to use them anyway).\n");
 }
 
 /* NVML can hang with a sick driver: ask it in a child under a deadline. */
@@ -82,6 +84,9 @@ int cmd_topo(int argc, char **argv)
 		free(topo);
 		return 1;
 	}
+	for (int i = 0; i < topo->nnotes && i < GOLDEN_TOPO_MAX_NOTES; i++)
+		if (topo->notes[i].warning)
+			cli_error("topo", "warning: %s", topo->notes[i].text);
 	read_nvlink(topo);
 	if (!strcmp(fmt, "json")) {
 		struct json_object *j = golden_topo_to_json(topo);

@@ -2,10 +2,18 @@
  * environment of the node it runs on.
  *
  * Contexts: local/allocator (srun, sbatch, salloc) only register and
- * validate --golden-nccl; remote (slurmstepd) computes the environment in
- * user_init, once per step, which covers the batch script and every task,
- * and prints verbose/diagnostic lines from the first task's task_init, where
- * stderr is already the job's own.
+ * validate --golden-nccl. Remote (slurmstepd), once per step: init_post_opt
+ * decides the environment, user_init applies it (which covers the batch
+ * script and every task), and the first task's task_init prints the
+ * verbose/diagnostic lines, where stderr is already the job's own.
+ *
+ * Why the decision is made in init_post_opt: it is the last callback that
+ * runs as root (slurmstepd drops to the job user's euid before user_init).
+ * The per-node cache must be written by root into a root-only directory and
+ * read only when root owns it: a cache the job user could write would let
+ * any user choose the NCCL environment of everyone else's jobs on the node.
+ * Decided in user_init, as the user, the cache can be neither created nor
+ * trusted, and every step of every non-root job paid the cold path.
  *
  * Remote callbacks always return 0: a failing remote callback can drain the
  * node or fail the job, and a missing NCCL hint must never do either.
@@ -17,6 +25,7 @@
  */
 #include <config.h>
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +37,7 @@
 #include <slurm/spank.h>
 
 #include "plugin_args.h"
+#include "step_env.h"
 #include "env/env.h"
 #include "env/imex.h"
 #include "env/marker.h"
@@ -53,6 +63,17 @@ static bool mode_given;
 static char *lines[MAX_LINES]; /* for the job's stderr, printed by task 0 */
 static int nlines;
 static char node[64];
+
+/* This step's decision, made in init_post_opt (as root), applied in
+ * user_init (as the user). */
+static struct {
+	bool decided; /* init_post_opt got as far as deciding (or failing) */
+	bool ok;      /* res holds the environment */
+	enum golden_mode mode;
+	bool asked; /* the job chose the mode (not default=on): failures reach it */
+	char sysroot[PATH_MAX];
+	struct golden_decision res;
+} step;
 
 static void add_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -148,25 +169,15 @@ PUBLIC int slurm_spank_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-/* spank_getenv into a pool of buffers that live as long as one plan. */
-struct env_pool {
-	spank_t sp;
-	int used;
-	char bufs[200][4096];
-};
-
-static const char *pool_getenv(void *arg, const char *name)
+static enum golden_step_env_read spank_read(void *ctx, const char *name, char *buf, size_t len)
 {
-	struct env_pool *pool = arg;
-	char *buf;
+	spank_err_t rc = spank_getenv(ctx, name, buf, (int)(len > INT32_MAX ? INT32_MAX : len));
 
-	if (pool->used >= (int)(sizeof(pool->bufs) / sizeof(pool->bufs[0])))
-		return NULL;
-	buf = pool->bufs[pool->used];
-	if (spank_getenv(pool->sp, name, buf, sizeof(pool->bufs[0])) != ESPANK_SUCCESS)
-		return NULL;
-	pool->used++;
-	return buf;
+	if (rc == ESPANK_SUCCESS)
+		return GOLDEN_STEP_ENV_FOUND;
+	if (rc == ESPANK_NOSPACE)
+		return GOLDEN_STEP_ENV_TOO_LONG;
+	return GOLDEN_STEP_ENV_ABSENT;
 }
 
 /* The job's mode; *asked: the job chose it (option or GOLDEN_NCCL), rather
@@ -175,6 +186,7 @@ static enum golden_mode effective_mode(spank_t sp, struct golden_mode_opt *m, bo
 {
 	char val[128];
 	char msg[1024];
+	spank_err_t rc;
 
 	*asked = true;
 	if (mode_given) {
@@ -183,10 +195,18 @@ static enum golden_mode effective_mode(spank_t sp, struct golden_mode_opt *m, bo
 	}
 	/* slurmrestd cannot pass SPANK options: GOLDEN_NCCL=MODE in the job's
 	 * environment does the same. */
-	if (spank_getenv(sp, "GOLDEN_NCCL", val, sizeof(val)) == ESPANK_SUCCESS) {
+	rc = spank_getenv(sp, "GOLDEN_NCCL", val, sizeof(val));
+	if (rc == ESPANK_SUCCESS) {
 		if (golden_mode_parse(val, NULL, m, msg, sizeof(msg)) == 0)
 			return m->mode;
 		add_line("golden_nccl: GOLDEN_NCCL=%s: %s", val, msg);
+		return GOLDEN_MODE_OFF;
+	}
+	if (rc == ESPANK_NOSPACE) { /* set, and too long for any valid mode */
+		add_line(
+		    "golden_nccl: GOLDEN_NCCL: value longer than %zu bytes; expected auto, off, "
+		    "verbose or a recipe name",
+		    sizeof(val) - 1);
 		return GOLDEN_MODE_OFF;
 	}
 	*asked = false;
@@ -273,78 +293,118 @@ static void apply_plan(spank_t sp, const struct golden_decision *res,
 	slurm_verbose("golden_nccl: %s: recipe %s, %d variables set", node, res->recipe, nset);
 }
 
-PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
+/* Decide this step's environment into `step`. with_cache: only as root (see
+ * the top of this file). Failures are reported here, once. */
+static void decide(spank_t sp, bool with_cache)
 {
 	struct golden_mode_opt m;
-	enum golden_mode mode;
-	char topo[PATH_MAX], sysroot[PATH_MAX];
+	char topo[PATH_MAX];
 	struct golden_err err = {{0}};
-	struct golden_decision res;
 	struct golden_env_request req;
-	struct golden_env_plan *plan = NULL;
-	struct env_pool *pool = NULL;
-	uint32_t stepid = 0;
-	bool verbose, asked;
+	bool verbose;
 
-	(void)ac;
-	(void)av;
-	if (!spank_remote(sp) || !conf_ok)
-		return 0;
-	if (spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
-	    stepid == SLURM_EXTERN_CONT)
-		return 0;
-	mode = effective_mode(sp, &m, &asked);
-	if (mode == GOLDEN_MODE_OFF)
-		return 0;
-	verbose = mode == GOLDEN_MODE_VERBOSE;
+	step.decided = true;
+	step.ok = false;
+	step.mode = effective_mode(sp, &m, &step.asked);
+	if (step.mode == GOLDEN_MODE_OFF)
+		return;
+	verbose = step.mode == GOLDEN_MODE_VERBOSE;
 	find_node_name(sp);
 	if (golden_nodename_expand(conf.topology, node, topo, sizeof(topo), &err) < 0 ||
-	    golden_nodename_expand(conf.sysroot, node, sysroot, sizeof(sysroot), &err) < 0) {
-		report_failure(asked, err.msg);
-		return 0;
+	    golden_nodename_expand(conf.sysroot, node, step.sysroot, sizeof(step.sysroot), &err) <
+	        0) {
+		report_failure(step.asked, err.msg);
+		return;
 	}
-	golden_decision_init(&res);
+	golden_decision_free(&step.res);
 	req = (struct golden_env_request){
 	    .topology = topo[0] ? topo : NULL,
-	    .sysroot = sysroot[0] ? sysroot : NULL,
+	    .sysroot = step.sysroot[0] ? step.sysroot : NULL,
 	    .recipes_dir = conf.recipes,
-	    .recipe = mode == GOLDEN_MODE_RECIPE ? m.recipe : NULL,
-	    .cache_dir = conf.cache_dir[0] ? conf.cache_dir : NULL,
+	    .recipe = step.mode == GOLDEN_MODE_RECIPE ? m.recipe : NULL,
+	    .cache_dir = with_cache && conf.cache_dir[0] ? conf.cache_dir : NULL,
 	    .node = node,
 	    .check_owner = true,
 	    .diag = diag_line,
 	};
-	if (golden_env_compute(&req, &res, &err) < 0) {
-		report_failure(asked, err.msg);
-		goto out;
+	if (golden_env_compute(&req, &step.res, &err) < 0) {
+		report_failure(step.asked, err.msg);
+		return;
 	}
+	/* A warning means the admin's topology=/sysroot= mix two hosts: the
+	 * slurmd log hears of it whenever it is decided afresh. */
+	for (int i = 0; i < step.res.nnotes; i++)
+		if (step.res.notes[i].warning && !step.res.from_cache)
+			slurm_info("golden_nccl: %s: warning: %s", node, step.res.notes[i].text);
+	step.ok = true;
+}
+
+static bool skip_step(spank_t sp)
+{
+	uint32_t stepid = 0;
+
+	return !spank_remote(sp) || !conf_ok ||
+	       (spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
+	        stepid == SLURM_EXTERN_CONT);
+}
+
+PUBLIC int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE || skip_step(sp))
+		return 0;
+	decide(sp, geteuid() == 0);
+	return 0;
+}
+
+PUBLIC int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	struct golden_env_plan *plan = NULL;
+	struct golden_step_env env;
+	bool verbose;
+
+	(void)ac;
+	(void)av;
+	if (skip_step(sp))
+		return 0;
+	/* init_post_opt always runs first in slurmstepd; if it did not get to
+	 * decide, decide now, without the cache (we are the user here). */
+	if (!step.decided)
+		decide(sp, false);
+	if (!step.ok)
+		return 0;
+	verbose = step.mode == GOLDEN_MODE_VERBOSE;
 	plan = malloc(sizeof(*plan));
-	pool = malloc(sizeof(*pool));
-	if (!plan || !pool) {
-		report_failure(asked, "out of memory");
+	if (!plan) {
+		report_failure(step.asked, "out of memory");
+		return 0;
+	}
+	golden_step_env_init(&env, spank_read, sp);
+	if (golden_marker_plan(&step.res, conf.user_env, golden_step_env_get, &env, plan) < 0) {
+		report_failure(step.asked, "too many variables in the recipe");
 		goto out;
 	}
-	pool->sp = sp;
-	pool->used = 0;
-	if (golden_marker_plan(&res, conf.user_env, pool_getenv, pool, plan) < 0) {
-		report_failure(asked, "too many variables in the recipe");
-		goto out;
+	if (verbose) {
+		add_line("golden_nccl: %s: recipe %s%s (source: %s)", node, step.res.recipe,
+		         step.res.from_cache ? " [cached]" : "",
+		         step.res.source ? step.res.source : "-");
+		for (int i = 0; i < step.res.nnotes; i++)
+			add_line("golden_nccl: %s: %s: %s", node,
+			         step.res.notes[i].warning ? "warning" : "note",
+			         step.res.notes[i].text);
 	}
-	if (verbose)
-		add_line("golden_nccl: %s: recipe %s%s (source: %s)", node, res.recipe,
-		         res.from_cache ? " [cached]" : "", res.source ? res.source : "-");
 	/* Not cached: the channel belongs to this job, not to the node. */
-	if (verbose && golden_imex_wanted(&res)) {
+	if (verbose && golden_imex_wanted(&step.res)) {
 		char imex[768];
 
-		if (!golden_imex_check(sysroot[0] ? sysroot : NULL, imex, sizeof(imex)))
+		if (!golden_imex_check(step.sysroot[0] ? step.sysroot : NULL, imex, sizeof(imex)))
 			add_line("golden_nccl: %s: warning: %s", node, imex);
 	}
-	apply_plan(sp, &res, plan, verbose);
+	apply_plan(sp, &step.res, plan, verbose);
 out:
+	golden_step_env_free(&env);
 	free(plan);
-	free(pool);
-	golden_decision_free(&res);
 	return 0;
 }
 
@@ -383,5 +443,7 @@ PUBLIC int slurm_spank_exit(spank_t sp, int ac, char **av)
 	for (int i = 0; i < nlines; i++)
 		free(lines[i]);
 	nlines = 0;
+	golden_decision_free(&step.res);
+	step.decided = step.ok = false;
 	return 0;
 }

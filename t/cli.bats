@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # The golden command over the generated topology fixtures.
 
+bats_require_minimum_version 1.5.0 # run --separate-stderr
+
 setup() {
 	GOLDEN="$GOLDEN_BUILDDIR/cli/golden"
 	FX="$GOLDEN_BUILDDIR/t/fixtures/out"
@@ -9,6 +11,23 @@ setup() {
 
 node() { # node FIXTURE -> options for golden
 	echo --topology "$FX/$1/topo.xml" --sysroot "$FX/$1/root" --recipes "$RECIPES"
+}
+
+REAL="$GOLDEN_SRCDIR/t/fixtures/hwloc"
+
+json() { # json EXPR: EXPR over the JSON document `d` on stdin, printed
+	"${PYTHON3:-python3}" -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"
+}
+
+# mgmt_sysroot DIR IF BUSID: a /sys and /proc with IF up on PCI BUSID,
+# carrying 10.0.0.0/24 and the default route (what bootstrap needs).
+mgmt_sysroot() {
+	mkdir -p "$1/sys/devices/pci0000:00/$3" "$1/sys/class/net/$2" "$1/proc/net"
+	echo up >"$1/sys/class/net/$2/operstate"
+	ln -s "../../../devices/pci0000:00/$3" "$1/sys/class/net/$2/device"
+	printf 'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n' >"$1/proc/net/route"
+	printf '%s\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\t0\t0\t0\n' "$2" >>"$1/proc/net/route"
+	printf '%s\t0000000A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n' "$2" >>"$1/proc/net/route"
 }
 
 @test "golden env on the 8xH100 IB node: compute rails only, exact-match forms, sorted" {
@@ -372,4 +391,59 @@ for r in recs:
 	grep -qx slurmd "$BATS_TEST_TMPDIR/stopped"
 	run "$GOLDEN_SRCDIR/contrib/install-deps.sh" --stop-everything
 	[ "$status" -eq 2 ]
+}
+
+# The real HP SL390s export without its NUMA-0 GPU: the node's only HCA,
+# mlx4_0 (ConnectX VPI, IB), is on the other socket from both GPUs.
+@test "golden env: an HCA only on the other socket is used, nearest first, never NCCL_IB_DISABLE" {
+	sed '/pci_busid="0000:06:00.0" pci_type="0302/,/<\/object>/d' \
+		"$REAL/24em64t-2n6c2t-pci.xml" >"$BATS_TEST_TMPDIR/cross.xml"
+	! grep -q '0000:06:00.0' "$BATS_TEST_TMPDIR/cross.xml"
+	mgmt_sysroot "$BATS_TEST_TMPDIR/root" eth0 0000:04:00.0
+	run --separate-stderr "$GOLDEN" env --topology "$BATS_TEST_TMPDIR/cross.xml" \
+		--sysroot "$BATS_TEST_TMPDIR/root" --recipes "$RECIPES"
+	[ "$status" -eq 0 ]
+	[ "$output" = "NCCL_IB_HCA==mlx4_0
+NCCL_SOCKET_IFNAME==eth0" ]
+	run "$GOLDEN" env --topology "$BATS_TEST_TMPDIR/cross.xml" \
+		--sysroot "$BATS_TEST_TMPDIR/root" --recipes "$RECIPES" --format explain
+	[ "$status" -eq 0 ]
+	grep -q '^  no RDMA device shares a PCIe switch with a GPU (they are on another socket): NCCL gets every RDMA device of the top rate tier, nearest first: mlx4_0 (SYS)' <<<"$output"
+	run "$GOLDEN" topo --topology "$BATS_TEST_TMPDIR/cross.xml" --sysroot "$BATS_TEST_TMPDIR/root"
+	grep -qE '^  mlx4_0 +ib +compute ' <<<"$output"
+	! grep -q 'flat' <<<"$output"
+}
+
+@test "golden env --topology of another host without --sysroot: warns, and mixes in nothing of this host" {
+	run --separate-stderr "$GOLDEN" topo --topology "$REAL/24em64t-2n6c2t-pci.xml" --format json
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "golden topo: warning: $REAL/24em64t-2n6c2t-pci.xml describes host 'mirage004', and no sysroot was given: this host's ("*") sysfs is not mixed in"*"--sysroot"* ]]
+	# Only the export's own devices and facts: eth0, eth1, ib0, mlx4_0.
+	[ "$(json '",".join(sorted(n["name"] for n in d["nics"]))' <<<"$output")" = "eth0,eth1,ib0,mlx4_0" ]
+	[ "$(json 'd["dmi_product"]' <<<"$output")" = "ProLiant SL390s G7" ]
+	[ "$(json 'd["bootstrap_if"]' <<<"$output")" = "" ]
+	run --separate-stderr "$GOLDEN" env --topology "$REAL/24em64t-2n6c2t-pci.xml" --recipes "$RECIPES"
+	[[ "$stderr" == *"golden env: warning: "*"describes host 'mirage004'"* ]]
+	! grep -q 'NCCL_SOCKET_IFNAME' <<<"$output"
+}
+
+@test "golden topo on an hwloc 3.x export gives hwloc's own reason" {
+	sed 's/<topology version="2.0">/<topology version="3.0">/' \
+		"$REAL/power8gpudistances.xml" >"$BATS_TEST_TMPDIR/v3.xml"
+	run "$GOLDEN" topo --topology "$BATS_TEST_TMPDIR/v3.xml"
+	[ "$status" -eq 1 ]
+	[ "$output" = "golden topo: hwloc XML $BATS_TEST_TMPDIR/v3.xml: not a valid hwloc topology; hwloc says: v3.xml: cannot import XML version 3.0 > 2" ]
+}
+
+@test "golden topo on bare-metal POWER8 with HCAs on their own host bridges: not a VM" {
+	run "$GOLDEN" topo --topology "$FX/power8-ib/topo.xml" --sysroot "$FX/power8-ib/root"
+	[ "$status" -eq 0 ]
+	! grep -qi 'flat\|hypervisor' <<<"$output"
+	# Each GPU's nearest HCA is on its own socket.
+	grep -qE '^  0 +0002:01:00.0 +Tesla P100 SXM2 +0 +mlx5_1 PHB$' <<<"$output"
+	grep -qE '^  2 +000a:01:00.0 +Tesla P100 SXM2 +1 +mlx5_2 PHB$' <<<"$output"
+	run "$GOLDEN" topo --topology "$FX/power8-ib/topo.xml" --sysroot "$FX/power8-ib/root" --format json
+	[ "$(json 'd["pcie_flat"]' <<<"$output")" = False ]
+	run "$GOLDEN" topo --topology "$FX/vm-flat/topo.xml" --sysroot "$FX/vm-flat/root" --format json
+	[ "$(json 'd["pcie_flat"]' <<<"$output")" = True ]
 }

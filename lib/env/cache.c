@@ -108,6 +108,16 @@ int golden_cache_path(const char *dir, const char *node, const char *request, ch
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
+/* Trust: in the plugin the cache is read and written only from
+ * init_post_opt, as root, so only a directory golden's safe-directory walk
+ * accepts (ours, not writable by group or others, no symlink in any
+ * component; util/safedir) is used; anything else is a miss, never an
+ * answer. Created 0700 when missing. */
+bool golden_cache_dir_trusted(const char *dir)
+{
+	return golden_state_dir(dir, 0700, NULL) == 0;
+}
+
 int golden_cache_load(const char *path, const char *key, struct golden_decision *res, char *errmsg,
                       size_t errlen)
 {

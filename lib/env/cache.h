@@ -9,6 +9,7 @@
 #ifndef GOLDEN_ENV_CACHE_H
 #define GOLDEN_ENV_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/errbuf.h"
@@ -27,6 +28,12 @@ int golden_cache_key(const struct golden_cache_inputs *in, char *key, size_t len
 /* Path of the cache file for node and request inside dir. */
 int golden_cache_path(const char *dir, const char *node, const char *request, char *path,
                       size_t len);
+
+/* Is dir fit to hold the cache (util/safedir's walk: no symlink in any
+ * component, ours, not writable by group or others)? Made 0700 when it does
+ * not exist. Only then are files in it looked up or written: a directory
+ * another user can write lets them swap files in. */
+bool golden_cache_dir_trusted(const char *dir);
 
 /* Look up key in the file at path. Returns 1 on a hit (res filled, or
  * *errmsg set for a remembered "golden sets nothing here" outcome), 0 on a

@@ -11,6 +11,8 @@
 /* Sanity bounds for JSON read back from a cache file. */
 #define MAX_JSON_VARS       1024
 #define MAX_JSON_CANDIDATES 4096
+#define MAX_JSON_NOTES      16
+#define MAX_JSON_MANAGED    1024
 
 void golden_decision_init(struct golden_decision *res)
 {
@@ -34,6 +36,12 @@ void golden_decision_free(struct golden_decision *res)
 		free(res->candidates[i].note);
 	}
 	free(res->candidates);
+	for (int i = 0; i < res->nnotes; i++)
+		free(res->notes[i].text);
+	free(res->notes);
+	for (int i = 0; i < res->nmanaged; i++)
+		free(res->managed[i]);
+	free(res->managed);
 	golden_decision_init(res);
 }
 
@@ -147,6 +155,74 @@ int golden_decision_add_candidate(struct golden_decision *res, const char *recip
 	return 0;
 }
 
+int golden_decision_add_note(struct golden_decision *res, bool warning, const char *text)
+{
+	struct golden_decision_note *nn;
+	char *t;
+
+	if (!text)
+		return -1;
+	nn = realloc(res->notes, sizeof(*nn) * (size_t)(res->nnotes + 1));
+	if (!nn)
+		return -1;
+	res->notes = nn;
+	t = strdup(text);
+	if (!t)
+		return -1;
+	nn[res->nnotes].warning = warning;
+	nn[res->nnotes].text = t;
+	res->nnotes++;
+	return 0;
+}
+
+/* Index of NAME in managed, or -(insertion point) - 1. */
+static int managed_index(const struct golden_decision *res, const char *name)
+{
+	int lo = 0, hi = res->nmanaged - 1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		int c = strcmp(res->managed[mid], name);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -lo - 1;
+}
+
+int golden_decision_add_managed(struct golden_decision *res, const char *name)
+{
+	char **nm, *n;
+	int i;
+
+	if (!name)
+		return -1;
+	i = managed_index(res, name);
+	if (i >= 0)
+		return 0;
+	i = -i - 1;
+	nm = realloc(res->managed, sizeof(*nm) * (size_t)(res->nmanaged + 1));
+	if (!nm)
+		return -1;
+	res->managed = nm;
+	n = strdup(name);
+	if (!n)
+		return -1;
+	memmove(&nm[i + 1], &nm[i], sizeof(*nm) * (size_t)(res->nmanaged - i));
+	nm[i] = n;
+	res->nmanaged++;
+	return 0;
+}
+
+bool golden_decision_manages(const struct golden_decision *res, const char *name)
+{
+	return res && name && managed_index(res, name) >= 0;
+}
+
 /* ---------------------------------------------------------------- to JSON */
 
 /* Add KEY: string or null. Returns -1 on ENOMEM. */
@@ -207,6 +283,43 @@ static struct json_object *cand_to_json(const struct golden_decision_candidate *
 	return o;
 }
 
+static struct json_object *note_to_json(const struct golden_decision_note *n)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || add_obj(o, "warning", json_object_new_boolean(n->warning)) ||
+	    add_str(o, "text", n->text)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* notes and managed, added to O. Returns -1 on ENOMEM. */
+static int extras_to_json(struct json_object *o, const struct golden_decision *res)
+{
+	struct json_object *notes = json_object_new_array();
+	struct json_object *managed = json_object_new_array();
+
+	if (!notes || !managed)
+		goto fail;
+	for (int i = 0; i < res->nnotes; i++)
+		if (append(notes, note_to_json(&res->notes[i])) < 0)
+			goto fail;
+	for (int i = 0; i < res->nmanaged; i++)
+		if (append(managed, json_object_new_string(res->managed[i])) < 0)
+			goto fail;
+	if (add_obj(o, "notes", notes) < 0) {
+		json_object_put(managed);
+		return -1;
+	}
+	return add_obj(o, "managed", managed);
+fail:
+	json_object_put(notes);
+	json_object_put(managed);
+	return -1;
+}
+
 struct json_object *golden_decision_to_json(const struct golden_decision *res)
 {
 	struct json_object *o = json_object_new_object();
@@ -232,6 +345,9 @@ struct json_object *golden_decision_to_json(const struct golden_decision *res)
 		cands = NULL;
 		goto fail;
 	}
+	cands = NULL;
+	if (extras_to_json(o, res) < 0)
+		goto fail;
 	return o;
 fail:
 	json_object_put(vars);
@@ -330,10 +446,48 @@ static int get_array(struct json_object *obj, const char *key, bool required, si
 	return 0;
 }
 
+static int note_from_json(struct json_object *o, int i, struct golden_decision *res,
+                          struct golden_err *err)
+{
+	struct json_object *w = NULL;
+	const char *text;
+	char where[32];
+
+	snprintf(where, sizeof(where), "notes[%d].", i);
+	if (!json_object_is_type(o, json_type_object))
+		return golden_err_set(err, "result JSON: notes[%d]: expected an object", i);
+	if (get_str(o, "text", false, &text, where, err) < 0)
+		return -1;
+	if (!json_object_object_get_ex(o, "warning", &w) ||
+	    !json_object_is_type(w, json_type_boolean))
+		return golden_err_set(err, "result JSON: %swarning: expected true or false", where);
+	if (golden_decision_add_note(res, json_object_get_boolean(w), text) < 0)
+		return golden_err_set(err, "result JSON: out of memory");
+	return 0;
+}
+
+/* A managed name widens what a marker may touch: only variables golden
+ * knows (nccl_vars) are accepted, whatever a cache file says. */
+static int managed_from_json(struct json_object *o, int i, struct golden_decision *res,
+                             struct golden_err *err)
+{
+	const char *name;
+
+	if (!json_object_is_type(o, json_type_string))
+		return golden_err_set(err, "result JSON: managed[%d]: expected a string", i);
+	name = json_object_get_string(o);
+	if (!golden_nccl_var_find(name))
+		return golden_err_set(
+		    err, "result JSON: managed[%d]: %s is not a variable golden sets", i, name);
+	if (golden_decision_add_managed(res, name) < 0)
+		return golden_err_set(err, "result JSON: out of memory");
+	return 0;
+}
+
 int golden_decision_from_json(struct json_object *obj, struct golden_decision *res,
                               struct golden_err *err)
 {
-	struct json_object *vars, *cands;
+	struct json_object *vars, *cands, *notes, *managed;
 	const char *recipe, *source;
 	bool fail = false;
 
@@ -343,7 +497,9 @@ int golden_decision_from_json(struct json_object *obj, struct golden_decision *r
 	if (get_str(obj, "recipe", true, &recipe, "", err) < 0 ||
 	    get_str(obj, "source", true, &source, "", err) < 0 ||
 	    get_array(obj, "vars", true, MAX_JSON_VARS, &vars, err) < 0 ||
-	    get_array(obj, "candidates", false, MAX_JSON_CANDIDATES, &cands, err) < 0)
+	    get_array(obj, "candidates", false, MAX_JSON_CANDIDATES, &cands, err) < 0 ||
+	    get_array(obj, "notes", false, MAX_JSON_NOTES, &notes, err) < 0 ||
+	    get_array(obj, "managed", false, MAX_JSON_MANAGED, &managed, err) < 0)
 		return -1;
 	res->recipe = dup_or_null(recipe, &fail);
 	res->source = dup_or_null(source, &fail);
@@ -356,6 +512,12 @@ int golden_decision_from_json(struct json_object *obj, struct golden_decision *r
 			goto fail;
 	for (size_t i = 0; cands && i < json_object_array_length(cands); i++)
 		if (cand_from_json(json_object_array_get_idx(cands, i), (int)i, res, err) < 0)
+			goto fail;
+	for (size_t i = 0; notes && i < json_object_array_length(notes); i++)
+		if (note_from_json(json_object_array_get_idx(notes, i), (int)i, res, err) < 0)
+			goto fail;
+	for (size_t i = 0; managed && i < json_object_array_length(managed); i++)
+		if (managed_from_json(json_object_array_get_idx(managed, i), (int)i, res, err) < 0)
 			goto fail;
 	return 0;
 fail:

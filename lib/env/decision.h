@@ -21,6 +21,11 @@ struct golden_decision_candidate {
 	char *note; /* why it did not match, or why it lost / won */
 };
 
+struct golden_decision_note {
+	bool warning; /* the answer may be wrong for the node (facts from another host) */
+	char *text;   /* a fallback taken, where facts came from */
+};
+
 struct golden_decision {
 	char *recipe; /* winner, NULL if none */
 	char *source; /* the winner's public source */
@@ -28,6 +33,13 @@ struct golden_decision {
 	struct golden_decision_var *vars; /* sorted by name */
 	int ncandidates;
 	struct golden_decision_candidate *candidates;
+	int nnotes;
+	struct golden_decision_note *notes;
+	/* Every variable any loaded recipe can set, sorted: the only names a
+	 * GOLDEN_NCCL_SET marker (user-controlled text) may make golden
+	 * recompute or unset. */
+	int nmanaged;
+	char **managed;
 	bool from_cache;
 };
 
@@ -42,6 +54,13 @@ const struct golden_decision_var *golden_decision_getvar(const struct golden_dec
 
 int golden_decision_add_candidate(struct golden_decision *res, const char *recipe, int specificity,
                                   bool matched, const char *note);
+
+int golden_decision_add_note(struct golden_decision *res, bool warning, const char *text);
+
+/* Record NAME as one golden manages (kept sorted, no duplicates). Returns 0,
+ * or -1 on ENOMEM. */
+int golden_decision_add_managed(struct golden_decision *res, const char *name);
+bool golden_decision_manages(const struct golden_decision *res, const char *name);
 
 /* JSON round trip (the cache and `--format json` use it). */
 struct json_object;

@@ -33,6 +33,16 @@ static enum outcome compute_fresh(const struct golden_env_request *req, struct g
 		out = OUT_TRANSIENT_ERR;
 		goto done;
 	}
+	/* Notes travel with the decision (and its cache entry): explain mode and
+	 * the plugin's verbose lines say where facts came from and why a
+	 * fallback was taken, on every step, not only on the one that looked. */
+	for (int i = 0; i < topo->nnotes && i < GOLDEN_TOPO_MAX_NOTES; i++)
+		if (golden_decision_add_note(res, topo->notes[i].warning, topo->notes[i].text) <
+		    0) {
+			golden_err_set(err, "out of memory");
+			out = OUT_TRANSIENT_ERR;
+			goto done;
+		}
 	if (topo->ngpus == 0) {
 		golden_err_set(err, "no NVIDIA GPU on this node (%s)", topo->source);
 		goto done;
@@ -42,6 +52,13 @@ static enum outcome compute_fresh(const struct golden_env_request *req, struct g
 		out = OUT_TRANSIENT_ERR;
 		goto done;
 	}
+	for (int i = 0; i < set.n; i++)
+		for (int v = 0; v < set.recipes[i].nvars; v++)
+			if (golden_decision_add_managed(res, set.recipes[i].vars[v].name) < 0) {
+				golden_err_set(err, "out of memory");
+				out = OUT_TRANSIENT_ERR;
+				goto done;
+			}
 	if (req->recipe) {
 		r = golden_recipe_find(&set, req->recipe);
 		if (!r) {
@@ -78,7 +95,8 @@ int golden_env_compute(const struct golden_env_request *req, struct golden_decis
 	bool cached = false;
 	enum outcome out;
 
-	if (req->cache_dir && golden_cache_key(&in, key, sizeof(key), NULL) == 0 &&
+	if (req->cache_dir && golden_cache_dir_trusted(req->cache_dir) &&
+	    golden_cache_key(&in, key, sizeof(key), NULL) == 0 &&
 	    golden_cache_path(req->cache_dir, req->node, request, path, sizeof(path)) == 0) {
 		cached = true;
 		remembered[0] = '\0';

@@ -17,9 +17,9 @@
 
 /* clang-format off */
 const struct golden_fact_info golden_facts[] = {
-	{"compute_hcas", "compute IB/RoCE devices in PCI order, e.g. mlx5_0,mlx5_3"},
+	{"compute_hcas", "compute IB/RoCE devices, nearest to a GPU first, then PCI order, e.g. mlx5_0,mlx5_3"},
 	{"compute_hca_ports", "the same with each ACTIVE port (all if unknown), e.g. mlx5_0:1"},
-	{"compute_netdevs", "netdevs of the compute RDMA devices in PCI order, e.g. ens1np0"},
+	{"compute_netdevs", "netdevs of the compute RDMA devices, nearest first, then PCI order, e.g. ens1np0"},
 	{"compute_nic_count", "number of compute RDMA devices (IB, RoCE or EFA)"},
 	{"compute_nic_kind", "compute fabric: ib, roce, efa or none"},
 	{"compute_link_layer", "InfiniBand or Ethernet if every compute port agrees, else empty"},
@@ -95,17 +95,32 @@ static int cmp_pci(const void *a, const void *b)
 	return c ? c : golden_natcmp(x->name, y->name);
 }
 
-/* The NICs PICK selects, in PCI order. Returns how many. */
+/* Nearest to a GPU first (PIX, PXB, PHB, SYS), then PCI order. Where the
+ * compute devices are GPU-local they all tie and this is PCI order; where
+ * none is (the fallback), the list reads as NCCL will prefer them. */
+static int cmp_near(const void *a, const void *b)
+{
+	const struct golden_nic *x = *(const struct golden_nic *const *)a;
+	const struct golden_nic *y = *(const struct golden_nic *const *)b;
+
+	if (x->gpu_loc != y->gpu_loc)
+		return x->gpu_loc < y->gpu_loc ? -1 : 1;
+	return cmp_pci(a, b);
+}
+
+/* The NICs PICK selects, in PCI order (nearest first for the compute
+ * picks). Returns how many. */
 static int select_nics(const struct golden_topo *t, bool (*pick)(const struct golden_nic *),
                        const struct golden_nic **out)
 {
 	int n = 0, nnics = clamp(t->nnics, GOLDEN_MAX_NICS);
+	bool compute = pick == pick_compute_hca || pick == golden_fact_nic_is_compute_rdma;
 
 	for (int i = 0; i < nnics; i++)
 		if (pick(&t->nics[i]))
 			out[n++] = &t->nics[i];
 	if (n > 1)
-		qsort(out, (size_t)n, sizeof(*out), cmp_pci);
+		qsort(out, (size_t)n, sizeof(*out), compute ? cmp_near : cmp_pci);
 	return n;
 }
 

@@ -52,7 +52,11 @@ static int marker_append(struct golden_env_plan *plan, const char *name, const c
 	return golden_strlcat(plan->marker, item, sizeof(plan->marker));
 }
 
-/* Golden's variables from an earlier node that this node's result lacks. */
+/* Golden's variables from an earlier node that this node's result lacks.
+ * The marker is text in the job's environment: whoever controls that can
+ * write anything into it. So it is only believed about variables golden
+ * itself manages (some loaded recipe sets them); a forged entry for HOME,
+ * PATH or a NCCL_* no recipe sets is ignored, never unset. */
 static int plan_stale(const struct golden_decision *res, const char *old, golden_getenv_fn get,
                       void *arg, struct golden_env_plan *plan)
 {
@@ -69,7 +73,7 @@ static int plan_stale(const struct golden_decision *res, const char *old, golden
 		colon = strchr(p, ':');
 		if (colon) {
 			*colon = '\0'; /* p is now the bare name */
-			cur = get(arg, p);
+			cur = golden_decision_manages(res, p) ? get(arg, p) : NULL;
 			if (cur && !golden_decision_getvar(res, p) &&
 			    golden_marker_owns(old, p, cur) &&
 			    add_action(plan, GOLDEN_ACT_UNSET, p, NULL, NULL))

@@ -87,6 +87,10 @@ struct golden_gpu {
 	int nearest_nic;             /* index into nics[] of the best compute NIC, -1 */
 	enum golden_loc nearest_loc;
 	struct golden_gpu_fabric fabric; /* filled by golden_topo_read_nvlink */
+	/* No PCI bridge (root port) between the GPU and its host bridge: real
+	 * PCIe puts every add-in device below a root port, a hypervisor that
+	 * hides the tree does not. */
+	bool on_host_bridge;
 };
 
 struct golden_nic {
@@ -111,6 +115,17 @@ struct golden_nic {
 	char node_desc[72]; /* RDMA devices: the NodeDescription ibnetdiscover shows */
 };
 
+/* Something a person should know about how the answer came about: where
+ * facts came from, a fallback that was taken. Warnings mean the answer may
+ * be wrong for the node (facts from two hosts); notes explain a choice. */
+#define GOLDEN_TOPO_MAX_NOTES 4
+#define GOLDEN_TOPO_NOTE_LEN  768
+
+struct golden_topo_note {
+	bool warning;
+	char text[GOLDEN_TOPO_NOTE_LEN];
+};
+
 struct golden_topo {
 	int ngpus;
 	struct golden_gpu gpus[GOLDEN_MAX_GPUS];
@@ -118,21 +133,35 @@ struct golden_topo {
 	struct golden_nic nics[GOLDEN_MAX_NICS];
 	int nnuma;
 	int nvswitches;                     /* NVIDIA PCI class 0x0680 devices */
-	bool pcie_flat;                     /* no NIC is PIX/PXB to any GPU */
-	char dmi_product[128];              /* /sys/devices/virtual/dmi/id/product_name */
+	bool pcie_flat;                     /* every GPU sits right on a host bridge (VM) */
+	bool rdma_fallback;                 /* RDMA devices exist, none is PIX/PXB to a GPU */
+	char dmi_product[128];              /* the XML's DMIProductName, else sysfs */
+	char xml_host[GOLDEN_NAME_LEN];     /* the XML's HostName, "" if none or live */
 	char bootstrap_if[GOLDEN_NAME_LEN]; /* chosen NCCL_SOCKET_IFNAME, "" none */
 	char source[512];                   /* "hwloc XML FILE" or "live hwloc" */
 	struct golden_nvlink nvlink;        /* filled by golden_topo_read_nvlink */
+	int nnotes;
+	struct golden_topo_note notes[GOLDEN_TOPO_MAX_NOTES];
 	/* PCIe locality of every GPU to every NIC (enum golden_loc values). */
 	unsigned char loc[GOLDEN_MAX_GPUS][GOLDEN_MAX_NICS];
 };
 
 struct golden_topo_opts {
 	const char *topology_xml; /* NULL: load the live topology */
-	const char *sysroot;      /* NULL or "/": the real root */
+	/* NULL: the real root, but with topology_xml only when the XML names
+	 * this host (otherwise its sysfs facts would be mixed into another
+	 * node's answer). "/" or a directory: read there, as asked. */
+	const char *sysroot;
 };
 
-/* Discover the node. Returns 0, or -1 with a one-line reason in err. */
+/* The longest discovery may take (hwloc, sysfs) before it is killed. */
+#define GOLDEN_TOPO_DEADLINE_MS 10000
+
+/* Discover the node. hwloc and the sysfs reads run in a child process under
+ * GOLDEN_TOPO_DEADLINE_MS, so a malformed XML that crashes libhwloc, or a
+ * hung read, costs the caller (slurmstepd) nothing but this error.
+ * Returns 0, or -1 with a one-line reason in err (hwloc's own reason for an
+ * XML it rejects). */
 int golden_topo_discover(const struct golden_topo_opts *opts, struct golden_topo *topo,
                          struct golden_err *err);
 
@@ -154,6 +183,10 @@ void golden_topo_guid_format(uint64_t guid, char *out, size_t len);
 /* Classify NICs, choose the bootstrap interface and each GPU's nearest
  * compute NIC from the facts discovery filled in (pure: no I/O). */
 void golden_topo_classify(struct golden_topo *topo);
+
+/* Append a note (printf format). Ignored when the notes are full. */
+void golden_topo_note(struct golden_topo *topo, bool warning, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Is this netdev name one of the well-known virtual interfaces? */
 bool golden_topo_netdev_is_virtual(const char *name);

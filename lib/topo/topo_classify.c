@@ -45,28 +45,65 @@ static bool is_virtual(const struct golden_nic *n)
 	return n->is_bridge || !n->has_device;
 }
 
-/* On a hypervisor-flattened PCIe tree locality cannot tell compute from
- * storage rails, so fall back to speed: the top rate tier (at least half the
- * best rate), excluding devices that are SYS to every GPU. */
-static void classify_flat(struct golden_topo *topo)
+/* No RDMA device is PIX/PXB to a GPU: a VM whose hypervisor flattened PCIe,
+ * a node whose HCAs sit on their own host bridges (POWER), or a small node
+ * whose only HCA is on the other socket. Locality cannot tell compute from
+ * storage rails here, and NCCL without NCCL_IB_HCA would use every ACTIVE
+ * port: so every RDMA device of the top rate tier (at least half the best
+ * rate) is compute, and GPUs take the nearest of them. Falling back to
+ * sockets instead (NCCL_IB_DISABLE) would be ~100x slower than NCCL's own
+ * default over the same HCA. */
+static void classify_fallback(struct golden_topo *topo)
 {
 	double best = 0;
-	bool any_rate = false;
+	char list[GOLDEN_TOPO_NOTE_LEN / 2] = "";
+	enum golden_loc nearest = GOLDEN_LOC_NONE;
 
 	for (int i = 0; i < topo->nnics; i++)
 		if (is_rdma(&topo->nics[i]) && topo->nics[i].rate_gbps > best)
 			best = topo->nics[i].rate_gbps;
-	any_rate = best > 0;
 	for (int i = 0; i < topo->nnics; i++) {
 		struct golden_nic *n = &topo->nics[i];
 
 		if (!is_rdma(n))
 			continue;
-		if (n->gpu_loc <= GOLDEN_LOC_PHB && (!any_rate || n->rate_gbps >= best / 2))
-			n->cls = GOLDEN_CLASS_COMPUTE;
-		else
-			n->cls = GOLDEN_CLASS_STORAGE;
+		n->cls = (best <= 0 || n->rate_gbps >= best / 2) ? GOLDEN_CLASS_COMPUTE
+		                                                 : GOLDEN_CLASS_STORAGE;
+		if (n->cls == GOLDEN_CLASS_COMPUTE && n->gpu_loc < nearest)
+			nearest = n->gpu_loc;
 	}
+	/* Say which, nearest first, for `golden topo` and explain mode. */
+	for (int l = GOLDEN_LOC_PIX; l <= GOLDEN_LOC_NONE; l++)
+		for (int i = 0; i < topo->nnics; i++) {
+			const struct golden_nic *n = &topo->nics[i];
+			char item[GOLDEN_NAME_LEN + 16];
+
+			if (!is_rdma(n) || n->cls != GOLDEN_CLASS_COMPUTE || (int)n->gpu_loc != l)
+				continue;
+			snprintf(item, sizeof(item), "%s%s (%s)", list[0] ? ", " : "", n->name,
+			         golden_topo_loc_name(n->gpu_loc));
+			golden_strlcat(list, item, sizeof(list));
+		}
+	golden_topo_note(
+	    topo, false,
+	    "no RDMA device shares a PCIe switch with a GPU (%s): NCCL gets every "
+	    "RDMA device of the top rate tier, nearest first: %s; GPUDirect RDMA "
+	    "needs PXB or closer, so NCCL stages through host memory%s",
+	    topo->pcie_flat             ? "the hypervisor hides the PCIe tree"
+	    : nearest == GOLDEN_LOC_SYS ? "they are on another socket"
+	                                : "they reach the GPUs only through the CPU's host bridge",
+	    list, topo->pcie_flat ? " unless NCCL_TOPO_FILE describes the real pairing" : "");
+}
+
+/* The hypervisor signature: every GPU right on a host bridge, with no root
+ * port above it. Bare metal puts add-in devices below a root port, also on
+ * POWER, where each GPU and each HCA has a host bridge of its own. */
+static bool gpus_on_host_bridges(const struct golden_topo *topo)
+{
+	for (int g = 0; g < topo->ngpus; g++)
+		if (!topo->gpus[g].on_host_bridge)
+			return false;
+	return topo->ngpus > 0;
 }
 
 static void classify_nics(struct golden_topo *topo)
@@ -82,14 +119,15 @@ static void classify_nics(struct golden_topo *topo)
 				any_local = true;
 		}
 	}
-	topo->pcie_flat = topo->ngpus > 0 && any_rdma && !any_local;
-	if (topo->pcie_flat)
-		classify_flat(topo);
+	topo->pcie_flat = gpus_on_host_bridges(topo);
+	topo->rdma_fallback = topo->ngpus > 0 && any_rdma && !any_local;
+	if (topo->rdma_fallback)
+		classify_fallback(topo);
 	for (int i = 0; i < topo->nnics; i++) {
 		struct golden_nic *n = &topo->nics[i];
 
 		if (is_rdma(n)) {
-			if (!topo->pcie_flat)
+			if (!topo->rdma_fallback)
 				n->cls = n->gpu_loc <= GOLDEN_LOC_PXB ? GOLDEN_CLASS_COMPUTE
 				                                      : GOLDEN_CLASS_STORAGE;
 		} else if (is_virtual(n)) {

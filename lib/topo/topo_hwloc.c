@@ -81,15 +81,17 @@ static void busid(hwloc_obj_t pci, char *buf, size_t len)
 	         pci->attr->pcidev.dev, pci->attr->pcidev.func);
 }
 
+/* The NUMA node a device hangs off, or -1 when hwloc attached it above the
+ * NUMA level (the firmware gave no locality, or the device is local to a
+ * whole package of several nodes): claiming the first node of that set
+ * would make a device of unknown place look same-socket to node 0's GPUs. */
 static int numa_of(hwloc_topology_t t, hwloc_obj_t obj)
 {
 	hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t, obj);
-	int first;
 
-	if (!anc || !anc->nodeset)
+	if (!anc || !anc->nodeset || hwloc_bitmap_weight(anc->nodeset) != 1)
 		return -1;
-	first = hwloc_bitmap_first(anc->nodeset);
-	return first < 0 ? -1 : first;
+	return hwloc_bitmap_first(anc->nodeset);
 }
 
 static bool is_pci_bridge(hwloc_obj_t o)
@@ -106,6 +108,15 @@ static hwloc_obj_t common_ancestor(hwloc_obj_t a, hwloc_obj_t b)
 			if (x == y)
 				return x;
 	return NULL;
+}
+
+/* No PCI bridge between obj and its host bridge (or the CPU side). */
+static bool on_host_bridge(hwloc_obj_t obj)
+{
+	for (hwloc_obj_t x = obj->parent; x && x->type == HWLOC_OBJ_BRIDGE; x = x->parent)
+		if (is_pci_bridge(x))
+			return false;
+	return true;
 }
 
 static int bridges_below(hwloc_obj_t obj, hwloc_obj_t top)
@@ -157,6 +168,49 @@ static struct golden_nic *new_nic(struct golden_topo *topo, hwloc_obj_t pci, con
 	return nic;
 }
 
+/* Bytes in a netdev's hardware address as hwloc exports it ("aa:bb:..."). */
+static size_t hwaddr_len(hwloc_obj_t osdev)
+{
+	const char *a = hwloc_obj_get_info_by_name(osdev, "Address");
+	size_t n = 0;
+
+	if (!a || !*a)
+		return 0;
+	for (n = 1; *a; a++)
+		n += *a == ':';
+	return n;
+}
+
+/* The kind of an RDMA function from what hwloc knows; sysfs port link layers
+ * replace it later when there is a sysfs. The function's netdevs are the
+ * best evidence: an IPoIB netdev has a 20-byte address (INFINIBAND_ALEN), an
+ * Ethernet one 6, whatever the driver named them and whatever PCI class the
+ * card reports (a ConnectX-3 VPI is class 0280 with ib0). Counted as sysfs
+ * ports are: the majority wins, a tie is InfiniBand. Without netdevs, the
+ * PCI class: 0207 InfiniBand controller, 0c06 InfiniBand on older ConnectX. */
+static enum golden_nic_kind hwloc_kind(hwloc_obj_t pci)
+{
+	int ib = 0, eth = 0;
+
+	if (is_efa(pci))
+		return GOLDEN_NIC_EFA;
+	for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
+		size_t len;
+
+		if (c->type != HWLOC_OBJ_OS_DEVICE ||
+		    c->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK)
+			continue;
+		len = hwaddr_len(c);
+		ib += len == 20;
+		eth += len == 6;
+	}
+	if (ib || eth)
+		return ib >= eth ? GOLDEN_NIC_IB : GOLDEN_NIC_ROCE;
+	if (pci->attr->pcidev.class_id == 0x0207 || pci->attr->pcidev.class_id == 0x0c06)
+		return GOLDEN_NIC_IB;
+	return GOLDEN_NIC_ROCE;
+}
+
 /* One PCI function: an RDMA device (with its netdev), or plain netdevs. */
 static void add_pci_nics(hwloc_topology_t t, hwloc_obj_t pci, struct golden_topo *topo,
                          hwloc_obj_t *objs)
@@ -178,16 +232,7 @@ static void add_pci_nics(hwloc_topology_t t, hwloc_obj_t pci, struct golden_topo
 
 		if (!nic)
 			return;
-		/* Link layer comes from sysfs later; the PCI class is the
-		 * fallback when sysfs has nothing. */
-		/* 0x0207 InfiniBand controller; 0x0c06 InfiniBand on older ConnectX. */
-		if (is_efa(pci))
-			nic->kind = GOLDEN_NIC_EFA;
-		else if (pci->attr->pcidev.class_id == 0x0207 ||
-		         pci->attr->pcidev.class_id == 0x0c06)
-			nic->kind = GOLDEN_NIC_IB;
-		else
-			nic->kind = GOLDEN_NIC_ROCE;
+		nic->kind = hwloc_kind(pci);
 		if (net)
 			golden_strlcpy(nic->netdev, net->name, sizeof(nic->netdev));
 		objs[topo->nnics - 1] = pci;
@@ -229,9 +274,6 @@ static int open_topology(const struct golden_topo_opts *opts, hwloc_topology_t *
 	hwloc_topology_t t = NULL;
 	bool fsroot =
 	    !opts->topology_xml && opts->sysroot && *opts->sysroot && strcmp(opts->sysroot, "/");
-	char saved_fsroot[4096];
-	bool had_fsroot = false;
-	int rc;
 
 	if (opts->topology_xml && access(opts->topology_xml, R_OK) < 0)
 		return golden_err_set(err, "hwloc XML %s: %s", opts->topology_xml, strerror(errno));
@@ -247,23 +289,12 @@ static int open_topology(const struct golden_topo_opts *opts, hwloc_topology_t *
 		return golden_err_set(err, "hwloc XML %s: cannot be used: %s", opts->topology_xml,
 		                      strerror(errno));
 	}
-	/* hwloc reads a different /sys only through this variable. */
-	if (fsroot) {
-		const char *prev = getenv("HWLOC_FSROOT");
-
-		if (prev)
-			golden_strlcpy(saved_fsroot, prev, sizeof(saved_fsroot));
-		had_fsroot = prev != NULL;
+	/* hwloc reads a different /sys only through this variable. Discovery
+	 * runs in its own child process (topo.c), so setting it here changes
+	 * nothing in the caller's environment. */
+	if (fsroot)
 		setenv("HWLOC_FSROOT", opts->sysroot, 1);
-	}
-	rc = hwloc_topology_load(t);
-	if (fsroot) {
-		if (had_fsroot)
-			setenv("HWLOC_FSROOT", saved_fsroot, 1);
-		else
-			unsetenv("HWLOC_FSROOT");
-	}
-	if (rc < 0) {
+	if (hwloc_topology_load(t) < 0) {
 		hwloc_topology_destroy(t);
 		if (opts->topology_xml)
 			return golden_err_set(err, "hwloc XML %s: not a valid hwloc topology",
@@ -306,6 +337,7 @@ int golden_topo_load_hwloc(const struct golden_topo_opts *opts, struct golden_to
 			g->device = pci->attr->pcidev.device_id;
 			gpu_model(pci, g->model, sizeof(g->model));
 			g->numa = numa_of(t, pci);
+			g->on_host_bridge = on_host_bridge(pci);
 			g->nearest_nic = -1;
 			g->nearest_loc = GOLDEN_LOC_NONE;
 		} else if (pci->attr->pcidev.vendor_id == PCI_VENDOR_NVIDIA &&
@@ -327,10 +359,21 @@ int golden_topo_load_hwloc(const struct golden_topo_opts *opts, struct golden_to
 				nic->gpu_loc = l;
 		}
 	}
-	if (opts->topology_xml)
+	if (opts->topology_xml) {
+		hwloc_obj_t root = hwloc_get_root_obj(t);
+		const char *v;
+
 		snprintf(topo->source, sizeof(topo->source), "hwloc XML %s", opts->topology_xml);
-	else
+		/* What the export says about its own machine: which host it was
+		 * taken on, and the platform (the DMI product name AWS and Azure
+		 * recipes match on). */
+		if ((v = hwloc_obj_get_info_by_name(root, "HostName")))
+			golden_strlcpy(topo->xml_host, v, sizeof(topo->xml_host));
+		if ((v = hwloc_obj_get_info_by_name(root, "DMIProductName")))
+			golden_strlcpy(topo->dmi_product, v, sizeof(topo->dmi_product));
+	} else {
 		golden_strlcpy(topo->source, "live hwloc", sizeof(topo->source));
+	}
 	free(nic_objs);
 	hwloc_topology_destroy(t);
 	return 0;

@@ -119,6 +119,21 @@ static struct json_object *nic_json(const struct golden_nic *n)
 	return o;
 }
 
+static struct json_object *notes_json(const struct golden_topo *topo)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (int i = 0; i < topo->nnotes && i < GOLDEN_TOPO_MAX_NOTES; i++) {
+		struct json_object *n = json_object_new_object();
+
+		json_object_object_add(n, "warning",
+		                       json_object_new_boolean(topo->notes[i].warning));
+		json_object_object_add(n, "text", json_object_new_string(topo->notes[i].text));
+		json_object_array_add(a, n);
+	}
+	return a;
+}
+
 struct json_object *golden_topo_to_json(const struct golden_topo *topo)
 {
 	struct json_object *o = json_object_new_object();
@@ -149,6 +164,9 @@ struct json_object *golden_topo_to_json(const struct golden_topo *topo)
 	json_object_object_add(o, "numa_count", json_object_new_int(topo->nnuma));
 	json_object_object_add(o, "nvswitches", json_object_new_int(topo->nvswitches));
 	json_object_object_add(o, "pcie_flat", json_object_new_boolean(topo->pcie_flat));
+	json_object_object_add(o, "rdma_fallback", json_object_new_boolean(topo->rdma_fallback));
+	json_object_object_add(o, "xml_host", json_object_new_string(topo->xml_host));
+	json_object_object_add(o, "notes", notes_json(topo));
 	json_object_object_add(o, "bootstrap_if", json_object_new_string(topo->bootstrap_if));
 	json_object_object_add(o, "gpus", gpus);
 	json_object_object_add(o, "nics", nics);
@@ -188,7 +206,14 @@ void golden_topo_print_text(const struct golden_topo *topo, FILE *out)
 
 	fprintf(out, "source: %s\nproduct: %s\nNUMA nodes: %d   NVSwitches: %d%s\n\n", topo->source,
 	        topo->dmi_product[0] ? topo->dmi_product : "-", topo->nnuma, topo->nvswitches,
-	        topo->pcie_flat ? "   PCIe tree is flat (VM?): compute rails chosen by speed" : "");
+	        topo->pcie_flat
+	            ? "   GPUs sit right on host bridges: a hypervisor hides the PCIe tree"
+	            : "");
+	for (int i = 0; i < topo->nnotes && i < GOLDEN_TOPO_MAX_NOTES; i++)
+		fprintf(out, "%s: %s\n", topo->notes[i].warning ? "warning" : "note",
+		        topo->notes[i].text);
+	if (topo->nnotes)
+		fputc('\n', out);
 	fprintf(out, "GPUs (%d):\n", topo->ngpus);
 	fprintf(out, "  %-4s %-13s %-22s %-4s %s\n", "#", "BUSID", "MODEL", "NUMA", "NEAREST NIC");
 	for (int i = 0; i < topo->ngpus; i++) {

@@ -332,6 +332,10 @@ void golden_topo_read_sysfs(const char *root, struct golden_topo *topo)
 	}
 	read_routes(root, topo);
 	read_inet6(root, topo);
-	golden_sys_read(root, "/sys/devices/virtual/dmi/id/product_name", topo->dmi_product,
-	                sizeof(topo->dmi_product));
+	/* An XML export carries its own machine's product name: that one is
+	 * the node's, sysfs only fills in when it has none. */
+	if (!topo->dmi_product[0] &&
+	    golden_sys_read(root, "/sys/devices/virtual/dmi/id/product_name", topo->dmi_product,
+	                    sizeof(topo->dmi_product)) < 0)
+		topo->dmi_product[0] = '\0';
 }

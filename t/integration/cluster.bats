@@ -6,6 +6,9 @@
 #   n2  the same hardware with renamed RDMA devices (ibp24s0...), ens1f0
 #   n3  no fixture at all: discovery fails, jobs must still run
 #   n4  HGX H100 on RoCE (hgx-roce, GID index 3), eth0
+#
+# Jobs run as root and as an ordinary user (golden_test_user): the plugin
+# runs parts of a step with the job user's euid, which root jobs hide.
 
 load ../lib/common
 
@@ -36,11 +39,25 @@ setup_file() {
 	ln -s "$fx/hgx-h100-ib" "$WORK/nodes/n1"
 	ln -s "$fx/hgx-h100-ib-alt" "$WORK/nodes/n2"
 	ln -s "$fx/hgx-h100-roce" "$WORK/nodes/n4"
+	JOBUSER=$(golden_test_user)
+	# Where the ordinary user's jobs can write.
+	USEROUT=$(mktemp -d /tmp/golden-userjobs.XXXXXX)
+	chown "$JOBUSER" "$USEROUT"
+	export JOBUSER USEROUT
 	golden_cluster_start --nodes 4 --plugstack-line "$(plugstack_line)"
 }
 
 teardown_file() {
 	golden_cluster_stop
+	rm -rf "$USEROUT"
+}
+
+fnv1a() { # the fingerprint golden writes into GOLDEN_NCCL_SET
+	python3 -c 'import sys
+h = 2166136261
+for c in sys.argv[1].encode():
+    h = ((h ^ c) * 16777619) & 0xffffffff
+print("%08x" % h)' "$1"
 }
 
 teardown() {
@@ -227,4 +244,100 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ "$output" = hgx-h100-h200-ib ]
 	grep -q "zz-writable.json: refusing recipe" "$GOLDEN_CLUSTER_DIR"/log/slurmd-n1.log
+}
+
+@test "as an ordinary user: srun and a two-node batch step get each node's environment" {
+	run golden_as_user srun --golden-nccl -w n4 printenv GOLDEN_NCCL_RECIPE NCCL_IB_HCA NCCL_IB_GID_INDEX
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = hgx-roce ]
+	[ "${lines[1]}" = "$N4_HCA" ]
+	[ "${lines[2]}" = 3 ]
+	cat >"$USEROUT/multi.sh" <<-'EOS'
+	#!/bin/bash
+	echo "batch $(id -un) $SLURMD_NODENAME $NCCL_IB_HCA"
+	srun -N2 -n2 bash -c 'echo "step $SLURMD_NODENAME $NCCL_IB_HCA $NCCL_SOCKET_IFNAME"'
+	EOS
+	chmod 0755 "$USEROUT/multi.sh"
+	jobid=$(golden_as_user sbatch --parsable --golden-nccl -N2 -w n1,n2 -o "$USEROUT/multi.out" "$USEROUT/multi.sh")
+	[ "$(golden_wait_job "$jobid")" = COMPLETED ]
+	grep -qx "batch $JOBUSER n1 $N1_HCA" "$USEROUT/multi.out"
+	grep -qx "step n1 $N1_HCA =eno1" "$USEROUT/multi.out"
+	grep -qx "step n2 $N2_HCA =ens1f0" "$USEROUT/multi.out"
+}
+
+# The decision is made in init_post_opt, as root: the cache is written by
+# root and read back for the user's next step (before, user_init ran with
+# the user's euid, could neither create nor trust the root-only cache, and
+# every step of every non-root job paid the cold path).
+@test "an ordinary user's second step is a cache hit on the cache root wrote" {
+	rm -f "$WORK/cache/n2.auto.json"
+	run golden_as_user srun --golden-nccl=verbose -w n2 true
+	[ "$status" -eq 0 ]
+	grep -q "golden_nccl: n2: recipe hgx-h100-h200-ib (source" <<<"$output"
+	[ "$(stat -c '%U %a' "$WORK/cache")" = "root 700" ]
+	[ "$(stat -c '%U %a' "$WORK/cache/n2.auto.json")" = "root 600" ]
+	before=$(stat -c '%y %i' "$WORK/cache/n2.auto.json")
+	run golden_as_user srun --golden-nccl=verbose -w n2 true
+	[ "$status" -eq 0 ]
+	grep -q "golden_nccl: n2: recipe hgx-h100-h200-ib \[cached\]" <<<"$output"
+	# Read, not rewritten.
+	[ "$(stat -c '%y %i' "$WORK/cache/n2.auto.json")" = "$before" ]
+}
+
+@test "a cache directory the job user owns is never used, not even for their own jobs" {
+	set_plugstack "cache=$USEROUT/cache"
+	install -d -o "$JOBUSER" -m 0700 "$USEROUT/cache"
+	run golden_as_user srun --golden-nccl=verbose -w n1 true
+	[ "$status" -eq 0 ]
+	run golden_as_user srun --golden-nccl=verbose -w n1 printenv NCCL_IB_HCA
+	[ "$status" -eq 0 ]
+	grep -qx "$N1_HCA" <<<"$output"
+	! grep -q '\[cached\]' <<<"$output"
+	[ -z "$(ls -A "$USEROUT/cache")" ]
+	rm -rf "$USEROUT/cache"
+}
+
+@test "a user's NCCL_IB_HCA longer than 4095 bytes is theirs: kept, not overwritten" {
+	long="=mlx5_$(printf '%05000d' 0)"
+	run golden_as_user env NCCL_IB_HCA="$long" \
+		srun --golden-nccl -w n1 bash -c 'printf %s "$NCCL_IB_HCA" | wc -c; echo "$NCCL_SOCKET_IFNAME"'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 5006 ]
+	[ "${lines[1]}" = "=eno1" ]
+}
+
+@test "a forged GOLDEN_NCCL_SET cannot make golden unset HOME or the user's NCCL_DEBUG" {
+	marker="HOME:$(fnv1a /home/forged),NCCL_DEBUG:$(fnv1a WARN),NCCL_IB_GID_INDEX:$(fnv1a 7)"
+	run golden_as_user env HOME=/home/forged NCCL_DEBUG=WARN NCCL_IB_GID_INDEX=7 \
+		GOLDEN_NCCL_SET="$marker" srun --golden-nccl -w n1 \
+		bash -c 'echo "home=$HOME debug=$NCCL_DEBUG gid=${NCCL_IB_GID_INDEX-unset} hca=$NCCL_IB_HCA"'
+	[ "$status" -eq 0 ]
+	# HOME and NCCL_DEBUG: no recipe sets them, so the marker cannot touch
+	# them. NCCL_IB_GID_INDEX is golden's (hgx-roce sets it) and n1's recipe
+	# does not use it: what the marker claims there, golden may unset.
+	[ "$output" = "home=/home/forged debug=WARN gid=unset hca=$N1_HCA" ]
+}
+
+@test "an admin topology= XML that crashes libhwloc: the step survives, one line says so" {
+	mkdir -p "$WORK/nodes/n3"
+	# hwloc's XML importer recurses once per level: 60000 nested groups
+	# overflow its stack (lstopo segfaults on this file).
+	python3 - "$WORK/nodes/n3/topo.xml" <<-'EOF'
+	import sys
+	n = 60000
+	with open(sys.argv[1], "w") as f:
+	    f.write('<?xml version="1.0" encoding="UTF-8"?>\n<topology version="2.0">\n'
+	            '<object type="Machine" os_index="0" cpuset="0x1" complete_cpuset="0x1" '
+	            'allowed_cpuset="0x1" nodeset="0x1" complete_nodeset="0x1" allowed_nodeset="0x1">\n')
+	    f.write('<object type="Group" cpuset="0x1" nodeset="0x1">' * n)
+	    f.write('<object type="PU" os_index="0" cpuset="0x1"/>' + '</object>' * n)
+	    f.write('\n</object>\n</topology>\n')
+	EOF
+	run golden_as_user srun --golden-nccl -w n3 --error="$USEROUT/crash.err" echo still-running
+	rm -rf "$WORK/nodes/n3"
+	[ "$status" -eq 0 ]
+	[ "$output" = still-running ]
+	run cat "$USEROUT/crash.err"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "golden_nccl: n3: topology discovery failed: hwloc crashed ("*") reading $WORK/nodes/n3/topo.xml; "*"; environment left untouched" ]]
 }

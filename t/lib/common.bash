@@ -11,6 +11,8 @@
 #           golden_job_state JOBID
 # Nodes:    golden_node_state NODE, golden_node_reason NODE,
 #           golden_wait_node_state NODE REGEX [TIMEOUT]
+# Users:    golden_test_user (an ordinary user, created if absent),
+#           golden_as_user CMD... (run CMD as that user)
 # Misc:     golden_require_root, golden_dump_logs [LINES],
 #           golden_dump_logs_on_failure (call it from teardown)
 # Host:     golden_kmsg_lock / golden_kmsg_unlock: first thing in setup_file,
@@ -32,6 +34,7 @@
 #   GOLDEN_PORT_SLOTS   how many slots to try (default 32)
 #   GOLDEN_JOB_TIMEOUT  default wait for jobs in seconds (default 60)
 #   GOLDEN_MINICLUSTER  override the path of golden-minicluster
+#   GOLDEN_TEST_USER    the ordinary user jobs run as (default golden-user)
 
 _golden_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [[ -n ${GOLDEN_SRCDIR:-} ]]; then
@@ -55,6 +58,28 @@ golden_require_root() {
     if [[ $EUID -ne 0 ]]; then
         skip "needs root (starts munged, slurmctld and slurmd)"
     fi
+}
+
+# golden_test_user: print the name of an ordinary (non-root) user for jobs,
+# creating it (a system account: no home, no login shell) when absent. Jobs
+# run as root hide what only happens with the job user's euid.
+golden_test_user() {
+    local u=${GOLDEN_TEST_USER:-golden-user}
+    if ! id -u "$u" >/dev/null 2>&1; then
+        useradd --system --no-create-home --home-dir /nonexistent \
+            --shell /usr/sbin/nologin "$u" >/dev/null 2>&1 || id -u "$u" >/dev/null 2>&1 ||
+            { _golden_err "golden_test_user: cannot create user $u"; return 1; }
+    fi
+    printf '%s\n' "$u"
+}
+
+# golden_as_user CMD...: run CMD (srun, sbatch...) as golden_test_user, with
+# this environment (SLURM_CONF), from /tmp so the job's slurmstepd can enter
+# its working directory as that user.
+golden_as_user() {
+    local u
+    u=$(golden_test_user) || return 1
+    (cd /tmp && runuser -u "$u" -- "$@")
 }
 
 # munged runs as user munge and has to reach DIR/munge.  bats creates its

@@ -1,4 +1,5 @@
 /* Which variables are golden's to recompute, and which the user's. */
+#include <stdio.h>
 #include <string.h>
 
 #include "env/marker.h"
@@ -34,9 +35,16 @@ static const struct golden_env_action *find(const struct golden_env_plan *p, con
 	return NULL;
 }
 
+/* What the loaded recipes can set (golden_env_compute records it): the
+ * only names a marker may make golden touch. */
+static const char *const managed[] = {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_GID_INDEX",
+                                      "NCCL_IB_DISABLE"};
+
 static void node_result(struct golden_decision *res, const char *hca, bool with_gid)
 {
 	golden_decision_init(res);
+	for (size_t i = 0; i < sizeof(managed) / sizeof(managed[0]); i++)
+		golden_decision_add_managed(res, managed[i]);
 	golden_decision_setvar(res, "NCCL_IB_HCA", hca, "compute rails");
 	golden_decision_setvar(res, "NCCL_SOCKET_IFNAME", "=eno1", "bootstrap");
 	if (with_gid)
@@ -111,6 +119,35 @@ int main(void)
 	ok(golden_marker_plan(&n1, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0, "plan");
 	a = find(&plan, "NCCL_SOCKET_IFNAME");
 	ok(a && a->kind == GOLDEN_ACT_KEEP_USER, "wrong fingerprint is not golden's");
+
+	/* A forged marker (the job's environment is the user's to write)
+	 * naming variables no recipe sets, with their right fingerprints:
+	 * golden must not unset them. */
+	{
+		char forged[256], fp_home[9], fp_dbg[9], fp_hca[9];
+
+		golden_marker_fingerprint("/home/alice", fp_home);
+		golden_marker_fingerprint("INFO", fp_dbg);
+		golden_marker_fingerprint("=mlx5_0,mlx5_3", fp_hca);
+		snprintf(forged, sizeof(forged), "HOME:%s,NCCL_DEBUG:%s,NCCL_IB_HCA:%s", fp_home,
+		         fp_dbg, fp_hca);
+		env.n = 0;
+		put(&env, GOLDEN_MARKER_VAR, forged);
+		put(&env, "HOME", "/home/alice");
+		put(&env, "NCCL_DEBUG", "INFO");
+		put(&env, "NCCL_IB_HCA", "=mlx5_0,mlx5_3");
+		ok(golden_marker_plan(&n2, GOLDEN_USER_ENV_RESPECT, fake_get, &env, &plan) == 0,
+		   "plan with a forged marker");
+		ok(!find(&plan, "HOME"), "forged marker: HOME is not golden's, never unset");
+		ok(!find(&plan, "NCCL_DEBUG"),
+		   "forged marker: the user's NCCL_DEBUG (no recipe sets it) is left alone");
+		a = find(&plan, "NCCL_IB_HCA");
+		ok(a && a->kind == GOLDEN_ACT_SET,
+		   "a variable golden manages is still recomputed from the marker");
+		for (int i = 0; i < plan.n; i++)
+			ok(golden_decision_manages(&n2, plan.acts[i].name),
+			   "every action is on a managed variable: %s", plan.acts[i].name);
+	}
 
 	golden_decision_free(&n1);
 	golden_decision_free(&n2);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "t/unit/tap.h"
@@ -454,11 +456,11 @@ static void loc_is(const char *gpu, const char *nicname, enum golden_loc want, c
 }
 
 /* Nothing in an empty sysroot: no operstate, no route, so no interface can
- * be trusted for bootstrap. */
-static void no_sysfs_facts(void)
+ * be trusted for bootstrap. The product name is the export's own. */
+static void no_sysfs_facts(const char *dmi)
 {
 	is(topo->bootstrap_if, "", "no sysfs: no bootstrap interface");
-	is(topo->dmi_product, "", "no sysfs: no DMI product");
+	is(topo->dmi_product, dmi, "DMI product from the XML itself: '%s'", dmi);
 	for (int i = 0; i < topo->nnics; i++)
 		ok(!topo->nics[i].has_addr && !topo->nics[i].default_route,
 		   "no sysfs: %s has no address", topo->nics[i].name);
@@ -495,7 +497,18 @@ static void test_real(const char *empty)
 		loc_is("0000:06:00.0", "mlx4_0", GOLDEN_LOC_PHB, "same host bridge");
 		loc_is("0000:11:00.0", "mlx4_0", GOLDEN_LOC_SYS, "other package");
 		loc_is("0000:14:00.0", "mlx4_0", GOLDEN_LOC_SYS, "other package");
-		ok(topo->pcie_flat, "24em64t: no NIC shares a bridge with a GPU: flat");
+		/* Every GPU sits below a root port: bare metal, not a VM. */
+		ok(!topo->pcie_flat, "24em64t: GPUs below root ports: not flat");
+		ok(topo->rdma_fallback, "24em64t: no RDMA device shares a switch with a GPU");
+		is_int(n->cls, GOLDEN_CLASS_COMPUTE, "24em64t: mlx4_0 is still NCCL's (compute)");
+		is_int(n->kind, GOLDEN_NIC_IB, "24em64t: mlx4_0 IB (ib0's 20-byte address)");
+		for (int g = 0; g < topo->ngpus; g++)
+			ok(topo->gpus[g].nearest_nic == nic_index("mlx4_0"),
+			   "24em64t: GPU %d nearest NIC mlx4_0", g);
+		ok(topo->nnotes == 1 && !topo->notes[0].warning &&
+		       strstr(topo->notes[0].text, "nearest first: mlx4_0 (PHB)"),
+		   "24em64t: a note says which RDMA devices NCCL gets: %s",
+		   topo->nnotes ? topo->notes[0].text : "(none)");
 		no_nic("eth2", "netdev of mlx4_0");
 		/* A VPI card's second netdev stays its own entry: from hwloc alone
 		 * we cannot tell which port it belongs to. */
@@ -503,7 +516,8 @@ static void test_real(const char *empty)
 		ok(nic_index("eth0") >= 0 && nic_index("eth1") >= 0,
 		   "24em64t: eth0, eth1 from hwloc");
 		is_int(topo->nnics, 4, "24em64t: 4 NICs: eth0, eth1, ib0, mlx4_0");
-		no_sysfs_facts();
+		no_sysfs_facts("ProLiant SL390s G7");
+		is(topo->xml_host, "mirage004", "24em64t: the host the export was taken on");
 	}
 
 	/* 32em64t-2n8c2t-pci-wholeio: Tesla M2075 (10de:1094) at 03:00.0
@@ -543,7 +557,9 @@ static void test_real(const char *empty)
 		         : -2);
 		no_nic("ib0", "netdev of mlx5_0");
 		is_int(topo->nnics, 3, "32em64t: 3 NICs: eth0, eth1, mlx5_0");
-		no_sysfs_facts();
+		ok(!topo->rdma_fallback && topo->nnotes == 0,
+		   "32em64t: mlx5_0 is GPU-local: no fallback");
+		no_sysfs_facts("X9DRG-HF");
 	}
 
 	/* power8gpudistances: 4 Tesla P100 SXM2 (10de:15f9), each alone behind
@@ -563,7 +579,242 @@ static void test_real(const char *empty)
 		}
 		is_int(topo->nnics, 0, "power8: no HCA, no NIC");
 		is_int(topo->nnuma, 2, "power8: 2 NUMA nodes");
-		no_sysfs_facts();
+		/* Each GPU has a host bridge of its own, but below a root port: a
+		 * real machine, not a hypervisor's flattened tree. */
+		for (int g = 0; g < topo->ngpus; g++)
+			ok(!topo->gpus[g].on_host_bridge, "power8: GPU %d below a root port", g);
+		ok(!topo->pcie_flat, "power8: not flat");
+		no_sysfs_facts("");
+	}
+}
+
+/* ------------------------------------------- inputs derived from real ones */
+
+/* Copy the file PATH to DST with FROM replaced by TO (once; FROM must be
+ * there). */
+static void derive_file(const char *path, const char *dst, const char *from, const char *to)
+{
+	char *buf, *at;
+	FILE *f;
+	long len;
+
+	f = fopen(path, "r");
+	if (!f || fseek(f, 0, SEEK_END) < 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0)
+		bail(path);
+	buf = calloc(1, (size_t)len + 1);
+	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len)
+		bail(path);
+	fclose(f);
+	at = strstr(buf, from);
+	if (!at) {
+		printf("Bail out! %s: no '%.40s'\n", path, from);
+		exit(1);
+	}
+	f = fopen(dst, "w");
+	if (!f)
+		bail(dst);
+	fwrite(buf, 1, (size_t)(at - buf), f);
+	fputs(to, f);
+	fputs(at + strlen(from), f);
+	fclose(f);
+	free(buf);
+}
+
+/* derive_file from the real export SRC under t/fixtures/hwloc/. */
+static void derive(const char *src, const char *dst, const char *from, const char *to)
+{
+	char path[2048];
+
+	snprintf(path, sizeof(path), "%s/t/fixtures/hwloc/%s", srcdir, src);
+	derive_file(path, dst, from, to);
+}
+
+/* The same HP SL390s with its NUMA-0 GPU taken out: the only HCA, mlx4_0,
+ * is now on the other socket from every GPU. Its one RDMA device must
+ * still be NCCL's; sockets (NCCL_IB_DISABLE) would be ~100x slower. */
+static void test_cross_socket(const char *tmp)
+{
+	char xml[2048];
+	struct golden_err err;
+	const struct golden_nic *n;
+
+	snprintf(xml, sizeof(xml), "%s/cross-socket.xml", tmp);
+	derive("24em64t-2n6c2t-pci.xml", xml,
+	       "          <object type=\"PCIDev\" gp_index=\"47\" pci_busid=\"0000:06:00.0\" "
+	       "pci_type=\"0302 [10de:06d2] [00de:0030] a3 00\" pci_link_speed=\"4.000000\">\n"
+	       "            <info name=\"PCIVendor\" value=\"nVidia Corporation\"/>\n"
+	       "          </object>\n",
+	       "");
+	if (ok(load_xml(xml, tmp, &err) == 0, "cross-socket loads: %s", err.msg)) {
+		dump("cross-socket");
+		is_int(topo->ngpus, 2, "cross-socket: 2 GPUs, both on NUMA 1");
+		n = nic("mlx4_0");
+		is_int(n->gpu_loc, GOLDEN_LOC_SYS, "cross-socket: mlx4_0 SYS to every GPU");
+		is_int(n->cls, GOLDEN_CLASS_COMPUTE, "cross-socket: mlx4_0 compute, not storage");
+		ok(topo->rdma_fallback && !topo->pcie_flat, "cross-socket: fallback, not a VM");
+		for (int g = 0; g < topo->ngpus; g++) {
+			ok(topo->gpus[g].nearest_nic == nic_index("mlx4_0"),
+			   "cross-socket: GPU %d nearest mlx4_0", g);
+			is_int(topo->gpus[g].nearest_loc, GOLDEN_LOC_SYS,
+			       "cross-socket: GPU %d nearest SYS", g);
+		}
+		ok(topo->nnotes == 1 && strstr(topo->notes[0].text, "another socket") &&
+		       strstr(topo->notes[0].text, "mlx4_0 (SYS)"),
+		   "cross-socket: the note says so: %s", topo->nnotes ? topo->notes[0].text : "");
+	}
+	unlink(xml);
+}
+
+/* A ConnectX-3 (15b3:1003) reports PCI class 0280, not 0207. Without sysfs,
+ * its netdevs say what its ports are: ib0 carries a 20-byte IPoIB address,
+ * an Ethernet port a 6-byte MAC. (24em64t's VPI card with the CX-3's id.) */
+static void test_cx3(const char *tmp)
+{
+	static const char eth2[] =
+	    "            <object type=\"OSDev\" gp_index=\"43\" name=\"eth2\" osdev_type=\"2\">\n"
+	    "              <info name=\"Address\" value=\"78:e7:d1:21:55:35\"/>\n"
+	    "            </object>\n";
+	char xml[2048], xml2[2048], xml3[2048];
+	struct golden_err err;
+
+	snprintf(xml, sizeof(xml), "%s/cx3.xml", tmp);
+	derive("24em64t-2n6c2t-pci.xml", xml, "0c06 [15b3:6746] [003c:0049] b0 00",
+	       "0280 [15b3:1003] [003c:0049] 00 00");
+	if (ok(load_xml(xml, tmp, &err) == 0, "cx3 loads: %s", err.msg))
+		is_int(nic("mlx4_0")->kind, GOLDEN_NIC_IB,
+		       "cx3 with eth2 and ib0 (VPI, one port each): IB, as sysfs would count it");
+	/* The same card with only its IPoIB netdev. */
+	snprintf(xml2, sizeof(xml2), "%s/cx3-ib.xml", tmp);
+	derive_file(xml, xml2, eth2, "");
+	if (ok(load_xml(xml2, tmp, &err) == 0, "cx3-ib loads: %s", err.msg)) {
+		const struct golden_nic *n = nic("mlx4_0");
+
+		is_int(n->kind, GOLDEN_NIC_IB, "cx3 with only ib0: IB, not RoCE");
+		is(n->netdev, "ib0", "cx3: its netdev is ib0");
+	}
+	/* And a RoCE-only card of the same class: its netdev has a MAC. */
+	snprintf(xml3, sizeof(xml3), "%s/cx3-eth.xml", tmp);
+	derive("24em64t-2n6c2t-pci.xml", xml3,
+	       "            <object type=\"OSDev\" gp_index=\"44\" name=\"ib0\" osdev_type=\"2\">\n"
+	       "              <info name=\"Address\" "
+	       "value=\"80:00:00:48:fe:80:00:00:00:00:00:00:78:e7:d1:03:00:21:55:35\"/>\n"
+	       "            </object>\n",
+	       "");
+	if (ok(load_xml(xml3, tmp, &err) == 0, "eth-only loads: %s", err.msg))
+		is_int(nic("mlx4_0")->kind, GOLDEN_NIC_ROCE,
+		       "VPI card with only an Ethernet netdev: RoCE, whatever its class says");
+	unlink(xml);
+	unlink(xml2);
+	unlink(xml3);
+}
+
+/* POWER8 with HCAs on host bridges of their own (t/fixtures/nodes.json
+ * power8-ib, GPUs as in the real export): not a VM, every HCA NCCL's, and
+ * each GPU's nearest HCA the one on its own socket. mlx5_0's slot has no
+ * NUMA locality (hwloc attaches it to the Machine): it is not "NUMA 0",
+ * so socket 0's GPUs do not take it for a neighbour. */
+static void test_power8_ib(void)
+{
+	static const char *const near[4] = {"mlx5_1", "mlx5_1", "mlx5_2", "mlx5_2"};
+	struct golden_err err;
+
+	if (!ok(load_fixture("power8-ib", &err) == 0, "power8-ib discovered: %s", err.msg))
+		return;
+	dump("power8-ib");
+	is_int(topo->ngpus, 4, "power8-ib: 4 GPUs");
+	ok(!topo->pcie_flat, "power8-ib: GPUs below root ports: not flat (bare metal)");
+	ok(topo->rdma_fallback, "power8-ib: no HCA shares a switch with a GPU");
+	is_int(nic("mlx5_0")->numa, -1, "power8-ib: mlx5_0 NUMA unknown, not 0");
+	is_int(nic("mlx5_0")->gpu_loc, GOLDEN_LOC_SYS, "power8-ib: mlx5_0 SYS (locality unknown)");
+	is_int(nic("mlx5_1")->gpu_loc, GOLDEN_LOC_PHB, "power8-ib: mlx5_1 PHB");
+	is_int(nic("mlx5_2")->gpu_loc, GOLDEN_LOC_PHB, "power8-ib: mlx5_2 PHB");
+	for (int k = 0; k < 3; k++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "mlx5_%d", k);
+		is_int(nic(name)->cls, GOLDEN_CLASS_COMPUTE, "power8-ib: %s compute", name);
+	}
+	for (int g = 0; g < 4 && g < topo->ngpus; g++) {
+		int i = topo->gpus[g].nearest_nic;
+
+		is(i >= 0 ? topo->nics[i].name : "-", near[g],
+		   "power8-ib: GPU %s nearest HCA is on its own socket", topo->gpus[g].busid);
+		is_int(topo->gpus[g].nearest_loc, GOLDEN_LOC_PHB, "power8-ib: GPU %d nearest PHB",
+		       g);
+	}
+	is(topo->bootstrap_if, "enP5p1s0f0", "power8-ib: bootstrap on the BCM5719");
+}
+
+/* sysfs facts belong to one host. The export names its own (HostName). */
+static void test_host_mix(const char *tmp)
+{
+	char xml[2048], real[2048], root[2048], path[2100];
+	struct golden_topo_opts opts;
+	struct golden_err err = {{0}};
+	struct utsname u;
+	FILE *f;
+
+	snprintf(real, sizeof(real), "%s/t/fixtures/hwloc/24em64t-2n6c2t-pci.xml", srcdir);
+	/* No sysroot: this machine's /sys would describe another node. */
+	opts = (struct golden_topo_opts){real, NULL};
+	memset(topo, 0x5a, sizeof(*topo));
+	if (ok(golden_topo_discover(&opts, topo, &err) == 0, "24em64t, no sysroot: %s", err.msg)) {
+		is_int(topo->nnics, 4,
+		       "no sysroot, other host: only the export's 4 NICs, none of "
+		       "this host's (lo, docker0...)");
+		is(topo->bootstrap_if, "", "no sysroot, other host: no bootstrap from this host");
+		ok(topo->nnotes >= 1 && topo->notes[0].warning &&
+		       strstr(topo->notes[0].text, "describes host 'mirage004'") &&
+		       strstr(topo->notes[0].text, "--sysroot"),
+		   "a warning says whose facts are missing and how to give them: %s",
+		   topo->nnotes ? topo->notes[0].text : "(none)");
+	}
+	/* The export of this very host: its sysfs is the right one. */
+	if (uname(&u) < 0)
+		bail("uname");
+	snprintf(xml, sizeof(xml), "%s/this-host.xml", tmp);
+	snprintf(path, sizeof(path), "<info name=\"HostName\" value=\"%s\"/>", u.nodename);
+	derive("24em64t-2n6c2t-pci.xml", xml, "<info name=\"HostName\" value=\"mirage004\"/>",
+	       path);
+	opts = (struct golden_topo_opts){xml, NULL};
+	if (ok(golden_topo_discover(&opts, topo, &err) == 0, "this host's export: %s", err.msg)) {
+		ok(nic_index("lo") >= 0, "this host's export: its sysfs is read (lo is there)");
+		for (int i = 0; i < topo->nnotes; i++)
+			ok(!topo->notes[i].warning, "no warning: %s", topo->notes[i].text);
+	}
+	unlink(xml);
+	/* A sysroot that says it is another host than the export. */
+	snprintf(root, sizeof(root), "%s/otherhost", tmp);
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel", root);
+	{
+		char cmd[2200];
+
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+		if (system(cmd) != 0)
+			bail(path);
+	}
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel/hostname", root);
+	f = fopen(path, "w");
+	if (!f)
+		bail(path);
+	fputs("n17\n", f);
+	fclose(f);
+	opts = (struct golden_topo_opts){real, root};
+	if (ok(golden_topo_discover(&opts, topo, &err) == 0, "sysroot of n17: %s", err.msg)) {
+		bool warned = false;
+
+		for (int i = 0; i < topo->nnotes; i++)
+			warned |= topo->notes[i].warning &&
+			          strstr(topo->notes[i].text, "'mirage004'") &&
+			          strstr(topo->notes[i].text, "'n17'");
+		ok(warned, "export of mirage004 with the sysroot of n17: warned");
+	}
+	{
+		char cmd[2200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		if (system(cmd) != 0)
+			bail(root);
 	}
 }
 
@@ -595,6 +846,53 @@ static void test_errors(const char *tmp)
 		bail(path);
 	fclose(f);
 	ok(load_xml(path, tmp, &err) == -1, "empty XML file: -1: %s", err.msg);
+	unlink(path);
+
+	/* hwloc 3.x writes version="3.0"; hwloc 2 refuses it and says why on
+	 * stderr only. That reason, not a generic one, reaches the admin. */
+	snprintf(path, sizeof(path), "%s/v3.xml", tmp);
+	derive("power8gpudistances.xml", path, "<topology version=\"2.0\">",
+	       "<topology version=\"3.0\">");
+	ok(load_xml(path, tmp, &err) == -1, "hwloc 3.x export: -1");
+	ok(strstr(err.msg, "hwloc says:") && strstr(err.msg, "version 3.0"),
+	   "hwloc 3.x export: hwloc's own reason: %s", err.msg);
+	unlink(path);
+
+	/* A malformed export that crashes libhwloc itself (its XML importer
+	 * recurses once per nesting level: 60000 nested groups overflow an 8 MiB
+	 * stack). Discovery must come back with an error, not take the caller
+	 * (slurmstepd) down with it. */
+	snprintf(path, sizeof(path), "%s/deep.xml", tmp);
+	f = fopen(path, "w");
+	if (!f)
+		bail(path);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<topology version=\"2.0\">\n"
+	      "<object type=\"Machine\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+	      "allowed_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+	      "allowed_nodeset=\"0x1\">\n",
+	      f);
+	for (int i = 0; i < 60000; i++)
+		fputs("<object type=\"Group\" cpuset=\"0x1\" nodeset=\"0x1\">", f);
+	fputs("<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\"/>", f);
+	for (int i = 0; i < 60000; i++)
+		fputs("</object>", f);
+	fputs("\n</object>\n</topology>\n", f);
+	fclose(f);
+	{
+		struct rlimit rl = {8 << 20, 8 << 20}, old;
+
+		/* The stack the crash needs to happen at all, as on a node. */
+		getrlimit(RLIMIT_STACK, &old);
+		rl.rlim_max = old.rlim_max;
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+			rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_STACK, &rl);
+		ok(load_xml(path, tmp, &err) == -1, "XML that crashes hwloc: -1, and we are alive");
+		/* signal 11, or the exit status of ASan's SEGV handler */
+		ok(strstr(err.msg, "hwloc crashed (") && strstr(err.msg, path),
+		   "it says hwloc crashed on that file: %s", err.msg);
+		setrlimit(RLIMIT_STACK, &old);
+	}
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/garbage.xml", tmp);
 	unlink(path);
@@ -710,6 +1008,10 @@ int main(void)
 	test_cpu_only();
 	test_vm_flat();
 	test_real(empty);
+	test_cross_socket(empty);
+	test_cx3(empty);
+	test_power8_ib();
+	test_host_mix(empty);
 	test_errors(empty);
 	test_ib_ids();
 	test_nvlink_summary();
