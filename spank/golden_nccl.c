@@ -301,14 +301,12 @@ static void decide(spank_t sp, bool with_cache)
 	char topo[PATH_MAX];
 	struct golden_err err = {{0}};
 	struct golden_env_request req;
-	bool verbose;
 
 	step.decided = true;
 	step.ok = false;
 	step.mode = effective_mode(sp, &m, &step.asked);
 	if (step.mode == GOLDEN_MODE_OFF)
 		return;
-	verbose = step.mode == GOLDEN_MODE_VERBOSE;
 	find_node_name(sp);
 	if (golden_nodename_expand(conf.topology, node, topo, sizeof(topo), &err) < 0 ||
 	    golden_nodename_expand(conf.sysroot, node, step.sysroot, sizeof(step.sysroot), &err) <

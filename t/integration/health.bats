@@ -245,6 +245,8 @@ assert x["result"]=="ok" and "no new GPU faults" in x["detail"], x' "$WORK/log/n
 	golden_wait_node_state n1 'DRAIN' 30
 	[ "$(golden_node_reason n1)" = "gpu1 xid79 offbus; reboot [golden]" ]
 	scancel "$jobid"
+	# n1 back for the tests below, as an operator does after the reboot.
+	scontrol update NodeName=n1 State=RESUME
 }
 
 @test "a scontrol that closes stdout and keeps running cannot hang the prolog past its deadline" {
