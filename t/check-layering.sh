@@ -13,7 +13,8 @@ allowed() { # subsystem -> what it may include
 	env) echo "util topo env" ;;
 	health) echo "util topo health" ;;
 	stall) echo "util topo health stall" ;;
-	node) echo "util topo health stall node" ;;
+	node) echo "util topo health stall active node" ;;
+	active) echo "util active" ;;
 	*) echo "" ;;
 	esac
 }
