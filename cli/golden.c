@@ -28,6 +28,7 @@ static void usage(FILE *out)
 	    "  check    run the health checks (--kernel: teardown-stall exposure report)\n"
 	    "  teardown measure/flush a cgroup's dirty inodes as the plugin does at task exit\n"
 	    "  status   this node's health, golden's drain and what it waits for, history\n"
+	    "  active   run golden-active here (run), or submit it to idle nodes (submit)\n"
 	    "  nccl-topo print an NCCL_TOPO_FILE generated from a GPU-NIC pairing description\n"
 	    "\n"
 	    "Common options:\n"
@@ -156,13 +157,15 @@ int main(int argc, char **argv)
 		return cmd_status(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "nccl-topo"))
 		return cmd_ncclxml(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "active"))
+		return cmd_active(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check")) {
 		argv[1] = "golden check";
 		return golden_node_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
 	}
 	fprintf(stderr,
-	        "golden: unknown command '%s'; expected env, topo, recipe, check, teardown or "
-	        "nccl-topo\n",
+	        "golden: unknown command '%s'; expected env, topo, recipe, check, teardown, "
+	        "status, active or nccl-topo\n",
 	        argv[1]);
 	return 2;
 }
