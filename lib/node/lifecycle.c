@@ -66,6 +66,11 @@ void golden_lifecycle_waiting_for(const struct golden_lifecycle *lc, const struc
 		snprintf(buf, len,
 		         "a reboot (boot id still %s...), then a health check that passes", b);
 		break;
+	case GOLDEN_HOLD_ACTIVE:
+		snprintf(buf, len,
+		         "a passing active check: HealthCheckProgram runs golden-active on the "
+		         "drained node (golden.conf active =, active_validate = on)");
+		break;
 	default:
 		snprintf(buf, len,
 		         "an operator: golden never resumes a flapping node (scontrol update "
@@ -258,6 +263,8 @@ static void adopt(const struct golden_lifecycle *lc, struct golden_ledger *l, co
 		cls = GOLDEN_HOLD_REBOOT;
 	else if (strstr(reason, "; gpu-reset "))
 		cls = GOLDEN_HOLD_RESET;
+	else if (strstr(reason, "; active "))
+		cls = GOLDEN_HOLD_ACTIVE;
 	else if (strstr(reason, "; admin ") || !strncmp(reason, "flap ", 5))
 		cls = GOLDEN_HOLD_FLAPPING;
 	hold_from(lc, &l->hold, w, cls, reason, now);
