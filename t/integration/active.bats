@@ -233,3 +233,51 @@ assert r["job"]==sys.argv[2] and r["result"]=="ok", r' "$WORK/log/n2.jsonl" "$j2
 	run golden active submit --partition scavenger --nodes n3 --max-age 0
 	[[ "$output" == *"n3: skipped (not idle (drained))"* ]]
 }
+
+@test "validation before return: HealthCheckProgram runs golden-active on the drained node itself and golden resumes it only on a pass" {
+	drained n3
+	standin n3 "result=fail" "code=gpu1 bf16 412<594"
+	rm -f "$WORK/bin/standin.d/n3.log"
+	run hc n3
+	# It ran on the drained node, outside the scheduler, with the validation budget.
+	grep -q '^start [0-9]* --json --budget 15 --node n3' "$WORK/bin/standin.d/n3.log"
+	drained n3
+	[ "$(golden_node_reason n3)" = "gpu1 bf16 412<594; failed validation; active [golden]" ]
+	[ "$(ledger n3 'd["hold"]["class"]')" = active ]
+	[ "$(record n3 'd["last_source"], d["last_outcome"]')" = "('validation', 'fail')" ]
+	python3 -c 'import json,sys
+r=[json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["phase"]=="healthcheck"][-1]
+v=[c for c in r["checks"] if c["name"]=="active-validate"]
+assert v and v[0]["result"]=="fail", r' "$WORK/log/n3.jsonl"
+	standin n3 result=pass
+	run hc n3
+	idle n3
+	[ "$(golden_node_reason n3)" = "" ]
+	[ "$(ledger n3 'd["resumes"]["active"]')" = 1 ]
+	[ "$(record n3 'd["last_outcome"]')" = pass ]
+}
+
+@test "a reboot-class drain is validated only after the reboot; a failing validation keeps it drained, a pass resumes it" {
+	standin n1 result=pass
+	rm -f "$WORK/bin/standin.d/n1.log"
+	kmsg "NVRM: Xid (PCI:0011:00:00): 79, pid=4242, name=python3, GPU has fallen off the bus."
+	run hc n1
+	wait_for 10 drained n1
+	[ "$(golden_node_reason n1)" = "gpu0 xid79 offbus; reboot [golden]" ]
+	run hc n1
+	drained n1
+	! started n1 # no reboot yet: nothing to validate
+	reboot_fixture n1
+	standin n1 "result=fail" "code=gpu0 hbm 1.2<2.7TB/s"
+	run hc n1
+	started n1
+	drained n1
+	[ "$(golden_node_reason n1)" = "gpu0 hbm 1.2<2.7TB/s; failed validation; active [golden]" ]
+	[ "$(ledger n1 'd["hold"]["class"]')" = active ]
+	run golden status --node n1
+	[[ "$output" == *"golden resumes it after a passing active check"* ]]
+	standin n1 result=pass
+	run hc n1
+	idle n1
+	[ "$(ledger n1 'd["resumes"]["active"]')" = 1 ]
+}
