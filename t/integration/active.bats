@@ -131,7 +131,7 @@ wait_for() {
 	"$@"
 }
 drained() { [[ "$(golden_node_state "$1")" == *DRAIN* ]]; }
-idle() { [[ "$(golden_node_state "$1")" == IDLE ]]; }
+idle() { [[ "$(golden_node_state "$1")" != *DRAIN* ]] || { echo "$1 is $(golden_node_state "$1")" >&2; false; }; }
 started() { grep -q '^start ' "$WORK/bin/standin.d/$1.log" 2>/dev/null; }
 job_of() { # the golden-active job id on NODE from submit's output
 	sed -n "s/^$1: submitted job \([0-9]*\) .*/\1/p" <<<"$2"
