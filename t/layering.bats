@@ -46,3 +46,10 @@ teardown() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"lib/node/ledger.c:"*"spell includes from lib/"* ]]
 }
+
+@test "lib/active includes only util: the program's verdict never depends on health" {
+	sed -i '0,/^#include "util/s//#include "health\/check.h"\n&/' "$TREE/lib/active/verdict.c"
+	GOLDEN_SRCDIR=$TREE run "$GOLDEN_SRCDIR/t/check-layering.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"lib/active/verdict.c:"*"lib/active must not include health/check.h"* ]]
+}

@@ -444,10 +444,8 @@ void golden_active_judge(struct golden_active_report *r, const struct golden_act
 		}
 	if (failing(r->nccl.verdict)) {
 		r->nfailed++;
-		if (r->nccl.verdict > worst) {
-			worst = r->nccl.verdict;
-			wg = -1;
-		}
+		if (r->nccl.verdict > worst)
+			wg = -1; /* the all-reduce is the worst finding */
 	}
 	short_gpus = r->expected_gpus > 0 && r->ngpus < r->expected_gpus;
 	if (short_gpus)

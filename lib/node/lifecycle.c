@@ -274,7 +274,6 @@ bool golden_lifecycle_wants_validation(const struct golden_lifecycle *lc)
 	return want;
 }
 
-
 /* Remember a note unless it repeats the last one (health checks run every
  * few minutes: a node left alone must not flood the history). */
 static void note_once(struct golden_ledger *l, long long now, const char *event, const char *text)
