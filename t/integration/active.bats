@@ -66,6 +66,10 @@ setup_file() {
 	active = $WORK/bin/golden-active
 	active_budget_s = 20
 	active_validate_s = 15
+	# slurmd starts three health checks at once at boot; on a loaded 2-core
+	# host the sysfs/proc reads of these two have missed 1 s before.
+	check.wb-exposure.deadline_ms = 5000
+	check.wb-stall.deadline_ms = 5000
 	EOC
 	chmod 0644 "$WORK/golden.conf"
 	golden_cluster_prepare
