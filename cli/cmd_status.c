@@ -18,10 +18,12 @@
 
 #include <json-c/json.h>
 
+#include "active/report.h"
 #include "cli.h"
 #include "node/scontrol.h"
 #include "health/golden_conf.h"
 #include "node/node_main.h"
+#include "node/active_run.h"
 #include "node/ledger.h"
 #include "node/lifecycle.h"
 #include "health/reason.h"
@@ -155,6 +157,91 @@ static const char *ownership(const struct golden_node_state *st, bool queried,
 	return "drained or down for another reason: golden never touches it";
 }
 
+/* The last active check: what, when (and how long ago), and its figures. */
+static struct json_object *active_json(const struct golden_active_record *a, long long now)
+{
+	struct json_object *o = json_object_new_object(), *gpus = json_object_new_array();
+	const struct golden_active_report *r = &a->report;
+
+	json_object_object_add(o, "last_outcome", json_object_new_string(a->last_outcome));
+	json_object_object_add(o, "last_time", json_object_new_int64(a->last_time));
+	json_object_object_add(o, "age_s", json_object_new_int64(now - a->last_time));
+	json_object_object_add(o, "source", json_object_new_string(a->last_source));
+	json_object_object_add(o, "job", json_object_new_string(a->last_job));
+	json_object_object_add(o, "code", json_object_new_string(a->last_code));
+	json_object_object_add(o, "detail", json_object_new_string(a->last_detail));
+	json_object_object_add(o, "duration_ms", json_object_new_int(a->last_duration_ms));
+	json_object_object_add(o, "last_pass", json_object_new_int64(a->last_pass));
+	if (a->last_pass)
+		json_object_object_add(o, "last_pass_age_s",
+		                       json_object_new_int64(now - a->last_pass));
+	json_object_object_add(o, "runs", json_object_new_int64((int64_t)a->runs));
+	json_object_object_add(o, "passes", json_object_new_int64((int64_t)a->passes));
+	json_object_object_add(o, "fails", json_object_new_int64((int64_t)a->fails));
+	json_object_object_add(o, "errors", json_object_new_int64((int64_t)a->errors));
+	json_object_object_add(o, "interruptions",
+	                       json_object_new_int64((int64_t)a->interruptions));
+	for (int g = 0; a->have_report && g < r->ngpus; g++) {
+		struct json_object *e = json_object_new_object(), *f = json_object_new_object();
+
+		json_object_object_add(e, "gpu", json_object_new_int(r->gpu[g].index));
+		json_object_object_add(e, "busid", json_object_new_string(r->gpu[g].busid));
+		for (int t = 0; t < GOLDEN_ACTIVE_NTESTS; t++)
+			if (r->gpu[g].fig[t].measured)
+				json_object_object_add(
+				    f, golden_active_test_name((enum golden_active_test)t),
+				    json_object_new_double(r->gpu[g].fig[t].value));
+		json_object_object_add(e, "figures", f);
+		json_object_array_add(gpus, e);
+	}
+	json_object_object_add(o, "gpus", gpus);
+	return o;
+}
+
+static void age_text(long long s, char *buf, size_t len)
+{
+	if (s < 120)
+		snprintf(buf, len, "%llds ago", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%lldm ago", s / 60);
+	else if (s < 172800)
+		snprintf(buf, len, "%lldh%02lldm ago", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, len, "%lldd ago", s / 86400);
+}
+
+static void active_text(const struct golden_active_record *a, long long now)
+{
+	const struct golden_active_report *r = &a->report;
+	char age[32], pass[32];
+
+	if (!a->runs) {
+		printf("  active check: never ran here\n");
+		return;
+	}
+	age_text(now - a->last_time, age, sizeof(age));
+	age_text(now - a->last_pass, pass, sizeof(pass));
+	printf("  active check: %s%s%s %s (%s%s%s, %.1f s); last pass %s\n", a->last_outcome,
+	       a->last_code[0] ? " " : "", a->last_code, age, a->last_source,
+	       a->last_job[0] ? " job " : "", a->last_job, a->last_duration_ms / 1000.0,
+	       a->last_pass ? pass : "never");
+	printf("    %lu runs: %lu passed, %lu failed, %lu interrupted, %lu could not judge\n",
+	       a->runs, a->passes, a->fails, a->interruptions, a->errors);
+	for (int g = 0; a->have_report && g < r->ngpus; g++) {
+		printf("    gpu%-2d %-13s", r->gpu[g].index, r->gpu[g].busid);
+		for (int t = 0; t < GOLDEN_ACTIVE_NTESTS; t++) {
+			const struct golden_active_figure *f = &r->gpu[g].fig[t];
+
+			if (!f->measured)
+				continue;
+			printf(" %s %.*f%s", golden_active_test_name((enum golden_active_test)t),
+			       f->value < 10 && t != GOLDEN_ACTIVE_MEMTEST ? 2 : 0, f->value,
+			       f->verdict >= GOLDEN_ACTIVE_V_LOW_SIBLINGS ? "!" : "");
+		}
+		printf("\n");
+	}
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -164,6 +251,7 @@ int cmd_status(int argc, char **argv)
 	struct status_opts o = {NULL, NULL, false, 10};
 	struct golden_conf *conf = malloc(sizeof(*conf));
 	struct golden_ledger *l = malloc(sizeof(*l));
+	struct golden_active_record *act = malloc(sizeof(*act));
 	struct golden_node_state st;
 	struct golden_err err = {{0}};
 	char node[64], state[PATH_MAX], logp[PATH_MAX], sysroot[PATH_MAX], stall[128] = "";
@@ -202,7 +290,8 @@ int cmd_status(int argc, char **argv)
 		}
 	}
 	golden_nodename_get(o.node, node, sizeof(node));
-	if (!conf || !l || golden_node_load_conf("golden status", o.config, node, conf, NULL) < 0)
+	if (!conf || !l || !act ||
+	    golden_node_load_conf("golden status", o.config, node, conf, NULL) < 0)
 		goto out;
 	if (golden_node_expand("golden status", "state_dir", conf->state_dir, node, state,
 	                       sizeof(state)) ||
@@ -225,6 +314,8 @@ int cmd_status(int argc, char **argv)
 		flaps = golden_ledger_episodes(l, key, (long long)time(NULL), conf->flap_hours);
 	}
 	golden_stall_marked(state, sysroot[0] ? sysroot : NULL, stall, sizeof(stall));
+	if (golden_active_record_load(state, act) < 0)
+		memset(act, 0, sizeof(*act));
 	runs = log_tail(logp, node, o.history);
 	watch = watch_state(state);
 
@@ -265,6 +356,8 @@ int cmd_status(int argc, char **argv)
 	json_object_object_add(out, "runs", json_object_get(runs));
 	if (watch)
 		json_object_object_add(out, "watch", json_object_get(watch));
+	if (act->runs)
+		json_object_object_add(out, "active", active_json(act, (long long)time(NULL)));
 
 	if (o.json) {
 		printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY));
@@ -304,6 +397,7 @@ int cmd_status(int argc, char **argv)
 		} else {
 			printf("  golden-watch: never ran here\n");
 		}
+		active_text(act, (long long)time(NULL));
 		if (l->nhistory)
 			printf("  events:\n");
 		for (int i = l->nhistory > o.history ? l->nhistory - o.history : 0; i < l->nhistory;
@@ -334,5 +428,6 @@ out:
 	json_object_put(watch);
 	free(conf);
 	free(l);
+	free(act);
 	return rc;
 }

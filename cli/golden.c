@@ -50,6 +50,7 @@ static void usage(FILE *out)
 	    "  check    run the health checks (--kernel: teardown-stall exposure report)\n"
 	    "  teardown measure/flush a cgroup's dirty inodes as the plugin does at task exit\n"
 	    "  status   this node's health, golden's drain and what it waits for, history\n"
+	    "  active   run golden-active here (run), or submit it to idle nodes (submit)\n"
 	    "  nccl-topo print an NCCL_TOPO_FILE generated from a GPU-NIC pairing description\n"
 	    "  topology gather node facts, build topology.conf/topology.yaml for Slurm from\n"
 	    "           the fabric and NVLink domains, check what the controller uses\n"
@@ -183,13 +184,15 @@ int main(int argc, char **argv)
 		return cmd_ncclxml(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "topology"))
 		return cmd_topology(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "active"))
+		return cmd_active(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check")) {
 		argv[1] = "golden check";
 		return golden_node_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
 	}
 	fprintf(stderr,
 	        "golden: unknown command '%s'; expected env, topo, recipe, check, teardown, "
-	        "status, nccl-topo or topology (see golden --help)\n",
+	        "status, nccl-topo, topology or active (see golden --help)\n",
 	        argv[1]);
 	return 2;
 }

@@ -14,8 +14,9 @@ allowed() { # subsystem -> what it may include
 	env) echo "util nvml topo env" ;;
 	health) echo "util nvml topo health" ;;
 	stall) echo "util nvml topo health stall" ;;
-	node) echo "util nvml topo health stall node" ;;
+	node) echo "util nvml topo health stall active node" ;;
 	fabric) echo "util nvml topo fabric" ;;
+	active) echo "util active" ;;
 	*) echo "" ;;
 	esac
 }

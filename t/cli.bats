@@ -447,3 +447,95 @@ NCCL_SOCKET_IFNAME==eth0" ]
 	run "$GOLDEN" topo --topology "$FX/vm-flat/topo.xml" --sysroot "$FX/vm-flat/root" --format json
 	[ "$(json 'd["pcie_flat"]' <<<"$output")" = True ]
 }
+
+# golden active over the stand-in (no cluster: --no-drain, scontrol false).
+active_setup() {
+	A=$BATS_TEST_TMPDIR
+	mkdir -p "$A/bin/standin.d" "$A/metrics"
+	install -m 0755 "$GOLDEN_SRCDIR/t/active-standin/golden-active-standin" "$A/bin/golden-active"
+	chmod 0755 "$A" "$A/bin"
+	cat >"$A/golden.conf" <<-EOC
+	state_dir = $A/state/%n
+	log = $A/log.jsonl
+	metrics_dir = $A/metrics/%n
+	scontrol = /bin/false
+	active = $A/bin/golden-active
+	EOC
+	export GOLDEN_CONF=$A/golden.conf
+}
+
+@test "golden active run: the program's verdict, the record, the log and the metrics" {
+	active_setup
+	echo result=fail >"$A/bin/standin.d/x1"
+	run "$GOLDEN" active run --node x1 --no-drain
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"active check on x1: fail gpu3 hbm 2.1<2.7TB/s"* ]]
+	[[ "$output" == *"not drained (--no-drain)"* ]]
+	echo result=pass >"$A/bin/standin.d/x1"
+	run "$GOLDEN" active run --node x1 --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["outcome"]=="pass", d' "$output"
+	run "$GOLDEN" active run --node x1 --max-age 1h
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"fresh"* ]]
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+assert (d["runs"], d["passes"], d["fails"]) == (2, 1, 1), d
+assert d["report"]["gpus"][3]["busid"] == "0000:13:00.0", d' "$A/state/x1/active.json"
+	grep -q '^slurm_golden_active_last_result{node="x1"} 0$' "$A/metrics/x1/slurm_golden_active.prom"
+	[ "$(grep -c '"phase":"active"' "$A/log.jsonl")" = 2 ]
+	run "$GOLDEN" status --node x1
+	[[ "$output" == *"active check: pass "*" ago (manual, "* ]]
+}
+
+@test "golden active run: what the program prints or does wrong is an error, never a drain" {
+	active_setup
+	echo result=garbage >"$A/bin/standin.d/x2"
+	run "$GOLDEN" active run --node x2
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"output is not JSON"* ]]
+	chmod 0775 "$A/bin/golden-active"
+	run "$GOLDEN" active run --node x2
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"refusing to run it as root"* || $EUID -ne 0 ]]
+	sed -i '/^active =/d' "$A/golden.conf"
+	run "$GOLDEN" active run --node x2
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no active program: set active = "* ]]
+}
+
+@test "golden active rejects bad usage with a usable message" {
+	run "$GOLDEN" active submit
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--partition missing: expected the preemptible partition's name"* ]]
+	run "$GOLDEN" active submit --partition 'a;b'
+	[ "$status" -eq 2 ]
+	run "$GOLDEN" active run --max-age 3x
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--max-age 3x: expected N[smhd]"* ]]
+	run "$GOLDEN" active frobnicate
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"expected run or submit"* ]]
+	printf 'active = relative/path\n' >"$BATS_TEST_TMPDIR/bad.conf"
+	run "$GOLDEN" active run --config "$BATS_TEST_TMPDIR/bad.conf"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad.conf:1: active = relative/path: expected the absolute path"* ]]
+}
+
+@test "golden-active (when built): no GPU here is 'could not judge', or a failure when GPUs are expected" {
+	GA=$GOLDEN_BUILDDIR/active/golden-active
+	[ -x "$GA" ] || skip "golden-active not built (configure found no CUDA)"
+	run "$GA" --json --budget 10
+	[ "$status" -eq 2 ]
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["result"]=="error" and d["error"], d' "$output"
+	run "$GA" --budget 10 --gpus 8
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"result: fail gpu count 0<8"* ]]
+	run "$GA" --expectations
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"H200 SXM 141GB"*"4.8->3.84"* ]]
+	[[ "$output" == *"nvidia.com/en-us/data-center/h200"* ]]
+	run "$GA" --skip warp
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--skip warp: expected phases from hbm, gemm"* ]]
+}

@@ -64,3 +64,10 @@ teardown() {
 	[[ "$output" == *"lib/node/ledger.c:"*"lib/node must not include fabric/tree.h"* ]]
 	[[ "$output" == *"lib/fabric/verify.c:"*"lib/fabric must not include health/check.h"* ]]
 }
+
+@test "lib/active includes only util: the program's verdict never depends on health" {
+	sed -i '0,/^#include "util/s//#include "health\/check.h"\n&/' "$TREE/lib/active/verdict.c"
+	GOLDEN_SRCDIR=$TREE run "$GOLDEN_SRCDIR/t/check-layering.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"lib/active/verdict.c:"*"lib/active must not include health/check.h"* ]]
+}

@@ -25,9 +25,10 @@ enum golden_status { GOLDEN_ST_OK, GOLDEN_ST_WARN, GOLDEN_ST_FAIL };
 /* What a failure asks of the operator, mildest first. */
 enum golden_action {
 	GOLDEN_ACTION_NONE,
-	GOLDEN_ACTION_DRAIN,       /* drain; resume once the check passes */
-	GOLDEN_ACTION_DRAIN_RESET, /* drain; needs a GPU reset */
-	GOLDEN_ACTION_DRAIN_REBOOT /* drain; needs a node reboot */
+	GOLDEN_ACTION_DRAIN,        /* drain; resume once the check passes */
+	GOLDEN_ACTION_DRAIN_ACTIVE, /* drain; resume once an active check (golden-active) passes */
+	GOLDEN_ACTION_DRAIN_RESET,  /* drain; needs a GPU reset */
+	GOLDEN_ACTION_DRAIN_REBOOT  /* drain; needs a node reboot */
 };
 
 /* When a check runs. */

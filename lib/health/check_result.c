@@ -50,6 +50,8 @@ const char *golden_check_action_name(enum golden_action a)
 		return "none";
 	case GOLDEN_ACTION_DRAIN:
 		return "drain";
+	case GOLDEN_ACTION_DRAIN_ACTIVE:
+		return "drain-active";
 	case GOLDEN_ACTION_DRAIN_RESET:
 		return "drain-reset";
 	case GOLDEN_ACTION_DRAIN_REBOOT:

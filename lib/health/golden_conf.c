@@ -29,6 +29,9 @@ void golden_conf_init(struct golden_conf *conf)
 	conf->stall_sample_ms = 100;
 	conf->flap_count = 3;
 	conf->flap_hours = 24;
+	conf->active_budget_s = 60;
+	conf->active_validate = true;
+	conf->active_validate_s = 35;
 }
 
 static int parse_int(const char *v, int min, int max, int *out)
@@ -188,6 +191,32 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 			return BAD("%s: %s = %s: expected an absolute path", where, key, v);
 		return 0;
 	}
+	if (!strcmp(key, "active"))
+		return set_path(c->active_program, PATH_MAX, v)
+		           ? BAD("%s: active = %s: expected the absolute path of golden-active", where,
+		                 v)
+		           : 0;
+	if (!strcmp(key, "active_budget_s"))
+		return parse_int(v, 10, 3600, &c->active_budget_s)
+		           ? BAD("%s: active_budget_s = %s: expected 10-3600 seconds", where, v)
+		           : 0;
+	if (!strcmp(key, "active_validate_s"))
+		return parse_int(v, 10, 40, &c->active_validate_s)
+		           ? BAD("%s: active_validate_s = %s: expected 10-40 seconds (slurmd kills "
+		                 "HealthCheckProgram after 60 s)",
+		                 where, v)
+		           : 0;
+	if (!strcmp(key, "active_sibling_pct"))
+		return parse_int(v, 0, 90, &c->active_sibling_pct)
+		           ? BAD("%s: active_sibling_pct = %s: expected 0-90 (0: each test's own)",
+		                 where, v)
+		           : 0;
+	if (!strcmp(key, "active_validate")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return BAD("%s: active_validate = %s: expected on or off", where, v);
+		c->active_validate = !strcmp(v, "on");
+		return 0;
+	}
 	if (!strncmp(key, "xid.", 4)) {
 		int xid;
 
@@ -250,7 +279,8 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 	return BAD(
 	    "%s: unknown key '%s'; expected gpus, ib_rate, link_layer, efa_count, gpudirect, "
 	    "mount, budget_ms, xid_scope, topology, sysroot, state_dir, log, scontrol, "
-	    "teardown_dir, stall_sample_ms, flap_count, flap_hours, metrics_dir, xid.N, "
+	    "teardown_dir, stall_sample_ms, flap_count, flap_hours, metrics_dir, active, "
+	    "active_budget_s, active_validate, active_validate_s, active_sibling_pct, xid.N, "
 	    "check.NAME",
 	    where, key);
 }

@@ -66,6 +66,13 @@ struct golden_conf {
 	int flap_count;              /* flap_count = 3: drains of one kind that mean flapping */
 	int flap_hours;              /* flap_hours = 24: ... within this many hours */
 	char metrics_dir[PATH_MAX];  /* metrics_dir = DIR (%n): node_exporter textfiles; "" off */
+	/* Active checks (golden-active): */
+	char active_program[PATH_MAX]; /* active = PATH: golden-active or a stand-in; "" none */
+	int active_budget_s;           /* active_budget_s = 60: one run's time budget */
+	bool active_validate;          /* active_validate = on|off: validate before return */
+	int active_validate_s;         /* active_validate_s = 35: its budget inside
+	                                  HealthCheckProgram (slurmd kills that at 60 s) */
+	int active_sibling_pct;        /* active_sibling_pct = N: tolerance; 0 = per test */
 };
 
 void golden_conf_init(struct golden_conf *conf);

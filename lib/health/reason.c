@@ -15,6 +15,8 @@ void golden_reason_sanitize(char *s)
 static const char *action_word(enum golden_action a)
 {
 	switch (a) {
+	case GOLDEN_ACTION_DRAIN_ACTIVE:
+		return "active";
 	case GOLDEN_ACTION_DRAIN_RESET:
 		return "gpu-reset";
 	case GOLDEN_ACTION_DRAIN_REBOOT:

@@ -22,8 +22,8 @@
 #define MAX_TIME      (1LL << 40) /* year 36812: beyond any real time */
 #define MAX_ATTEMPTS  1000000
 
-static const char *const class_names[GOLDEN_HOLD_NCLASSES] = {"transient", "reset", "reboot",
-                                                              "flapping"};
+static const char *const class_names[GOLDEN_HOLD_NCLASSES] = {"transient", "active", "reset",
+                                                              "reboot", "flapping"};
 
 const char *golden_hold_class_name(enum golden_hold_class c)
 {
@@ -45,6 +45,8 @@ enum golden_hold_class golden_hold_class_of(enum golden_action a)
 		return GOLDEN_HOLD_REBOOT;
 	case GOLDEN_ACTION_DRAIN_RESET:
 		return GOLDEN_HOLD_RESET;
+	case GOLDEN_ACTION_DRAIN_ACTIVE:
+		return GOLDEN_HOLD_ACTIVE;
 	default:
 		return GOLDEN_HOLD_TRANSIENT;
 	}

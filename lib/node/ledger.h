@@ -30,6 +30,7 @@
 /* What has to happen before golden may resume the node. */
 enum golden_hold_class {
 	GOLDEN_HOLD_TRANSIENT, /* the failing check passes again */
+	GOLDEN_HOLD_ACTIVE,    /* an active check (golden-active) passes on the node */
 	GOLDEN_HOLD_RESET,     /* a GPU reset (or a reboot), then a pass */
 	GOLDEN_HOLD_REBOOT,    /* the boot id changed, then a pass */
 	GOLDEN_HOLD_FLAPPING,  /* never by golden: an operator decides */

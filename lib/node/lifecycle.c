@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "node/active_run.h"
 #include "node/scontrol.h"
 #include "util/kmsg.h"
 #include "node/metrics.h"
@@ -66,6 +67,11 @@ void golden_lifecycle_waiting_for(const struct golden_lifecycle *lc, const struc
 	case GOLDEN_HOLD_REBOOT:
 		snprintf(buf, len,
 		         "a reboot (boot id still %s...), then a health check that passes", b);
+		break;
+	case GOLDEN_HOLD_ACTIVE:
+		snprintf(buf, len,
+		         "a passing active check: HealthCheckProgram runs golden-active on the "
+		         "drained node (golden.conf active =, active_validate = on)");
 		break;
 	default:
 		snprintf(buf, len,
@@ -171,6 +177,28 @@ static bool any_failed(const struct golden_run_report *rep)
 	return rep && rep->worst >= 0 && rep->out[rep->worst].res.status == GOLDEN_ST_FAIL;
 }
 
+static bool validation_on(const struct golden_lifecycle *lc)
+{
+	return lc->conf && lc->conf->active_program[0] && lc->conf->active_validate;
+}
+
+/* The validation before return: golden-active passed on this node in this run. */
+static bool validated(const struct golden_run_report *rep, char *why, size_t len)
+{
+	const struct golden_check_outcome *o = outcome_of(rep, GOLDEN_ACTIVE_VALIDATE_CHECK);
+
+	if (!o) {
+		snprintf(why, len, "validation by golden-active on the idle drained node");
+		return false;
+	}
+	if (o->res.status != GOLDEN_ST_OK) {
+		snprintf(why, len, "a validation that can judge (the last could not: %.200s)",
+		         o->res.detail);
+		return false;
+	}
+	return true;
+}
+
 /* May the held (applied) drain end? why says what is still missing. */
 static bool cleared(const struct golden_lifecycle *lc, const struct golden_hold *h,
                     const struct golden_run_report *rep, char *why, size_t len)
@@ -195,17 +223,50 @@ static bool cleared(const struct golden_lifecycle *lc, const struct golden_hold 
 		return true; /* it ran and nothing failed */
 	case GOLDEN_HOLD_RESET:
 		if (rebooted || gpu_was_reset(lc, h))
-			return true;
+			return !validation_on(lc) || validated(rep, why, len);
 		break;
 	case GOLDEN_HOLD_REBOOT:
 		if (rebooted)
-			return true;
+			return !validation_on(lc) || validated(rep, why, len);
+		break;
+	case GOLDEN_HOLD_ACTIVE:
+		if (validation_on(lc))
+			return validated(rep, why, len);
 		break;
 	default:
 		break;
 	}
 	golden_lifecycle_waiting_for(lc, h, why, len);
 	return false;
+}
+
+bool golden_lifecycle_wants_validation(const struct golden_lifecycle *lc)
+{
+	struct golden_ledger *l = malloc(sizeof(*l));
+	char now_boot[GOLDEN_KMSG_BOOTID_LEN];
+	bool want = false;
+
+	if (!l || !validation_on(lc) || golden_ledger_load(lc->state_dir, l) < 0 ||
+	    !l->hold.active || !l->hold.applied) {
+		free(l);
+		return false;
+	}
+	boot_id(lc, now_boot, sizeof(now_boot));
+	switch (l->hold.cls) {
+	case GOLDEN_HOLD_ACTIVE:
+		want = true;
+		break;
+	case GOLDEN_HOLD_RESET:
+		want = strcmp(now_boot, l->hold.boot_id) != 0 || gpu_was_reset(lc, &l->hold);
+		break;
+	case GOLDEN_HOLD_REBOOT:
+		want = strcmp(now_boot, l->hold.boot_id) != 0;
+		break;
+	default:
+		break;
+	}
+	free(l);
+	return want;
 }
 
 /* Remember a note unless it repeats the last one (health checks run every
@@ -253,12 +314,38 @@ static void adopt(const struct golden_lifecycle *lc, struct golden_ledger *l, co
 		cls = GOLDEN_HOLD_REBOOT;
 	else if (strstr(reason, "; gpu-reset "))
 		cls = GOLDEN_HOLD_RESET;
+	else if (strstr(reason, "; active "))
+		cls = GOLDEN_HOLD_ACTIVE;
 	else if (strstr(reason, "; admin ") || !strncmp(reason, "flap ", 5))
 		cls = GOLDEN_HOLD_FLAPPING;
 	hold_from(lc, &l->hold, w, cls, reason, now);
 	l->hold.applied = true;
 	l->hold.applied_time = now;
 	golden_ledger_note(l, now, "adopted", "%s (drained by golden before this ledger)", reason);
+}
+
+/* The validation of a node golden holds failed: it stays drained, now until
+ * an active check passes, with a reason that says so. */
+static void validation_failed(const struct golden_lifecycle *lc, struct golden_ledger *l,
+                              const struct golden_check_outcome *w, long long now,
+                              struct golden_lifecycle_result *res)
+{
+	struct golden_err err = {{0}};
+	char reason[GOLDEN_REASON_MAX];
+
+	snprintf(reason, sizeof(reason), "%s; failed validation; active " GOLDEN_REASON_MARKER,
+	         w->res.code[0] ? w->res.code : w->chk->name);
+	golden_reason_sanitize(reason);
+	if (strcmp(reason, l->hold.reason) != 0 &&
+	    golden_scontrol_reword(lc->conf->scontrol, lc->node, l->hold.reason, reason, &err) ==
+	        0) {
+		golden_ledger_note(l, now, "not-valid", "%s -> %s", l->hold.reason, reason);
+		hold_from(lc, &l->hold, w, GOLDEN_HOLD_ACTIVE, reason, now);
+		l->hold.applied = true;
+		l->hold.applied_time = now;
+	}
+	golden_strlcpy(res->reason, l->hold.reason, sizeof(res->reason));
+	snprintf(res->drain, sizeof(res->drain), "kept drained: validation failed");
 }
 
 static void on_failure(const struct golden_lifecycle *lc, struct golden_ledger *l,
@@ -276,6 +363,11 @@ static void on_failure(const struct golden_lifecycle *lc, struct golden_ledger *
 
 	if (golden_reason_format(rep, plain, sizeof(plain)) < 0)
 		return;
+	if (!strcmp(w->chk->name, GOLDEN_ACTIVE_VALIDATE_CHECK) && l->hold.active &&
+	    l->hold.applied) {
+		validation_failed(lc, l, w, now, res);
+		return;
+	}
 	golden_lifecycle_flap_key(w->chk->name, w->res.code, key, sizeof(key));
 	golden_strlcpy(reason, plain, sizeof(reason));
 	/* Already holding a drain: stay, but a stricter fault raises the bar

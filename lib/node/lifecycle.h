@@ -10,7 +10,12 @@
  *              "NVRM: GPU at PCI:..." line in this boot's log) or the node
  *              rebooted, and nothing failed;
  *   reboot     the boot id changed since the drain, and nothing failed;
- *   flapping   never: flap_count drains of one kind within flap_hours.
+ *   flapping   never: flap_count drains of one kind within flap_hours;
+ *   active     a failing golden-active: a passing one.
+ * With golden.conf `active =` and `active_validate = on`, reset, reboot and
+ * active drains end only after golden-active passed on the drained node in
+ * the same HealthCheckProgram run ("active-validate"); a failing validation
+ * keeps the node drained as class active, its reason saying so.
  */
 #ifndef GOLDEN_NODE_LIFECYCLE_H
 #define GOLDEN_NODE_LIFECYCLE_H
@@ -65,6 +70,11 @@ int golden_lifecycle_apply_pending(const struct golden_lifecycle *lc,
 /* What the held drain waits for, in words (for `golden status`). */
 void golden_lifecycle_waiting_for(const struct golden_lifecycle *lc, const struct golden_hold *h,
                                   char *buf, size_t len);
+
+/* Validation before return: does the drain golden holds need golden-active
+ * to pass on this node now (its class is active, or reset/reboot and the
+ * reset or reboot happened), with validation configured? */
+bool golden_lifecycle_wants_validation(const struct golden_lifecycle *lc);
 
 /* The flap key of a failure: the check and the component ("xid gpu3"). */
 void golden_lifecycle_flap_key(const char *check, const char *code, char *buf, size_t len);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "active/report.h"
+#include "node/active_run.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
 
@@ -212,6 +214,103 @@ int golden_metrics_watch(const char *dir, const char *node, const struct golden_
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		one(&b, rows[i].name, rows[i].type, rows[i].help, n, rows[i].v, rows[i].decimals);
 	rc = write_file(dir, "slurm_golden_watch.prom", &b);
+	free(b.p);
+	return rc;
+}
+
+static int outcome_value(const char *name)
+{
+	static const char *const order[] = {"pass", "fail", "error", "interrupted"};
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(name, order[i]))
+			return i;
+	return -1;
+}
+
+int golden_metrics_active(const char *dir, const char *node, const struct golden_active_record *rec)
+{
+	const struct golden_active_report *r = &rec->report;
+	struct buf b = {malloc(131072), 0, 131072, false};
+	char n[128], name[96], bus[64];
+	int rc;
+
+	if (!b.p)
+		return -1;
+	label(node, n, sizeof(n));
+	one(&b, "slurm_golden_active_last_result", "gauge",
+	    "The last active check: 0 pass, 1 fail, 2 error (could not judge), 3 interrupted "
+	    "(preempted), -1 never ran.",
+	    n, outcome_value(rec->last_outcome), 0);
+	one(&b, "slurm_golden_active_last_run_timestamp_seconds", "gauge",
+	    "When the last active check ended (0: never).", n, (double)rec->last_time, 0);
+	one(&b, "slurm_golden_active_last_pass_timestamp_seconds", "gauge",
+	    "When an active check last passed (0: never).", n, (double)rec->last_pass, 0);
+	one(&b, "slurm_golden_active_duration_seconds", "gauge", "How long the last run took.", n,
+	    rec->last_duration_ms / 1000.0, 3);
+	family(&b, "slurm_golden_active_runs_total", "counter", "Active checks by outcome.");
+	add(&b, "slurm_golden_active_runs_total{node=\"%s\",outcome=\"pass\"} %lu\n", n,
+	    rec->passes);
+	add(&b, "slurm_golden_active_runs_total{node=\"%s\",outcome=\"fail\"} %lu\n", n,
+	    rec->fails);
+	add(&b, "slurm_golden_active_runs_total{node=\"%s\",outcome=\"error\"} %lu\n", n,
+	    rec->errors);
+	add(&b, "slurm_golden_active_runs_total{node=\"%s\",outcome=\"interrupted\"} %lu\n", n,
+	    rec->interruptions);
+	if (rec->have_report) {
+		family(
+		    &b, "slurm_golden_active_value", "gauge",
+		    "The last judged run's figure per GPU and test (hbm TB/s, bf16/tf32 TFLOP/s, "
+		    "h2d/d2h/p2p GB/s, mem: wrong words).");
+		for (int g = 0; g < r->ngpus; g++)
+			for (int t = 0; t < GOLDEN_ACTIVE_NTESTS; t++) {
+				const struct golden_active_figure *f = &r->gpu[g].fig[t];
+
+				if (!f->measured)
+					continue;
+				label(r->gpu[g].busid, bus, sizeof(bus));
+				add(&b,
+				    "slurm_golden_active_value{node=\"%s\",gpu=\"%d\",busid=\"%s\","
+				    "test=\"%s\",unit=\"%s\"} %.4f\n",
+				    n, r->gpu[g].index, bus,
+				    golden_active_test_name((enum golden_active_test)t),
+				    golden_active_test_unit((enum golden_active_test)t), f->value);
+			}
+		family(&b, "slurm_golden_active_floor", "gauge",
+		       "The expectation table's floor for that figure (absent: no entry).");
+		for (int g = 0; g < r->ngpus; g++)
+			for (int t = 0; t < GOLDEN_ACTIVE_NTESTS; t++)
+				if (r->gpu[g].fig[t].expect_min > 0)
+					add(&b,
+					    "slurm_golden_active_floor{node=\"%s\",gpu=\"%d\",test="
+					    "\"%s\"} "
+					    "%.4f\n",
+					    n, r->gpu[g].index,
+					    golden_active_test_name((enum golden_active_test)t),
+					    r->gpu[g].fig[t].expect_min);
+		family(&b, "slurm_golden_active_figure_ok", "gauge",
+		       "1 if the figure passed, 0 if it failed (low, wrong, error, hung).");
+		for (int g = 0; g < r->ngpus; g++)
+			for (int t = 0; t < GOLDEN_ACTIVE_NTESTS; t++) {
+				enum golden_active_verdict v = r->gpu[g].fig[t].verdict;
+
+				if (v == GOLDEN_ACTIVE_V_NONE)
+					continue;
+				add(&b,
+				    "slurm_golden_active_figure_ok{node=\"%s\",gpu=\"%d\",test=\"%"
+				    "s\"} "
+				    "%d\n",
+				    n, r->gpu[g].index,
+				    golden_active_test_name((enum golden_active_test)t),
+				    v == GOLDEN_ACTIVE_V_OK);
+			}
+		if (r->nccl.measured)
+			one(&b, "slurm_golden_active_nccl_busbw_gbps", "gauge",
+			    "All-reduce bus bandwidth inside the node in the last judged run.", n,
+			    r->nccl.busbw_gbps, 2);
+	}
+	snprintf(name, sizeof(name), "slurm_golden_active.prom");
+	rc = write_file(dir, name, &b);
 	free(b.p);
 	return rc;
 }

@@ -4,6 +4,7 @@
  *   slurm_golden_checks_<phase>.prom  each check's last result and duration
  *   slurm_golden_lifecycle.prom       drains/resumes by reason, the held drain
  *   slurm_golden_watch.prom           golden-watch's lag and kmsg counters
+ *   slurm_golden_active.prom          the last active check and its figures per GPU
  */
 #ifndef GOLDEN_NODE_METRICS_H
 #define GOLDEN_NODE_METRICS_H
@@ -33,5 +34,8 @@ int golden_metrics_checks(const char *dir, const char *node, const char *phase,
                           const struct golden_run_report *rep);
 int golden_metrics_lifecycle(const char *dir, const char *node, const struct golden_ledger *l);
 int golden_metrics_watch(const char *dir, const char *node, const struct golden_watch_stats *w);
+struct golden_active_record; /* node/active_run.h */
+int golden_metrics_active(const char *dir, const char *node,
+                          const struct golden_active_record *rec);
 
 #endif

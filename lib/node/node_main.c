@@ -16,6 +16,7 @@
 #include "node/scontrol.h"
 #include "health/golden_conf.h"
 #include "health/health_log.h"
+#include "node/active_run.h"
 #include "node/lifecycle.h"
 #include "node/metrics.h"
 #include "health/reason.h"
@@ -473,6 +474,39 @@ static int config_broken(const char *prog, const struct hc_opts *o, const struct
 	return slurm_job ? 0 : 2;
 }
 
+/* Validation before return: on an idle drained node whose drain needs it,
+ * run golden-active here (HealthCheckProgram runs on drained nodes) and add
+ * its outcome to the run; the lifecycle resumes only if it passed. Not when
+ * a passive check failed: the node stays drained for that anyway. */
+static void validate_before_return(const struct golden_conf *conf, const char *node,
+                                   const char *state, const char *metrics, const char *topo,
+                                   const char *sysroot, struct golden_run_report *rep)
+{
+	struct golden_lifecycle lc = {
+	    conf, node, state, sysroot[0] ? sysroot : NULL, NULL, "healthcheck", NULL, NULL, 0};
+	struct golden_active_report *arep;
+	struct golden_active_run_opts ro = {
+	    conf, node,    state,        "", metrics,
+	    topo, sysroot, "validation", "", conf->active_validate_s,
+	    0,    NULL};
+	enum golden_active_outcome oc;
+	long t0 = golden_child_now_ms();
+	struct golden_check_outcome *out;
+
+	if (rep->n >= GOLDEN_MAX_CHECKS ||
+	    (rep->worst >= 0 && rep->out[rep->worst].res.status == GOLDEN_ST_FAIL) ||
+	    !golden_lifecycle_wants_validation(&lc) || !(arep = malloc(sizeof(*arep))))
+		return;
+	oc = golden_active_run(&ro, arep);
+	out = &rep->out[rep->n];
+	golden_active_outcome_fill(oc, arep, true, (int)(golden_child_now_ms() - t0), out);
+	if (out->res.status != GOLDEN_ST_OK &&
+	    (rep->worst < 0 || out->res.status > rep->out[rep->worst].res.status))
+		rep->worst = rep->n;
+	rep->n++;
+	free(arep);
+}
+
 int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 {
 	const char *prog = argv[0];
@@ -552,6 +586,8 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 	golden_checks_run(list, n, &ctx, conf->budget_ms, rep);
 	/* A storage check that timed out during a writeback stall blames the kernel. */
 	golden_stall_attribute(rep, state, ctx.sysroot);
+	if (o.phase == GOLDEN_PHASE_HEALTH && !o.no_drain)
+		validate_before_return(conf, node, state, metrics, topopath, sysroot, rep);
 
 	rc = 0;
 	if (golden_reason_format(rep, reason, sizeof(reason)) == 0) {
