@@ -66,6 +66,9 @@ struct golden_conf {
 	int flap_count;              /* flap_count = 3: drains of one kind that mean flapping */
 	int flap_hours;              /* flap_hours = 24: ... within this many hours */
 	char metrics_dir[PATH_MAX];  /* metrics_dir = DIR (%n): node_exporter textfiles; "" off */
+	/* nccl_tests_dir = DIR: the nccl-tests binaries golden sweep run/locate
+	 * start on every node; "" unset */
+	char nccl_tests_dir[PATH_MAX];
 };
 
 void golden_conf_init(struct golden_conf *conf);
