@@ -33,5 +33,6 @@ int cmd_recipe(int argc, char **argv);
 int cmd_teardown(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_ncclxml(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

@@ -29,6 +29,8 @@ static void usage(FILE *out)
 	    "  teardown measure/flush a cgroup's dirty inodes as the plugin does at task exit\n"
 	    "  status   this node's health, golden's drain and what it waits for, history\n"
 	    "  nccl-topo print an NCCL_TOPO_FILE generated from a GPU-NIC pairing description\n"
+	    "  sweep    judge nccl-tests sweeps (dips, scaling, A/B), run them through Slurm, "
+	    "plot\n"
 	    "\n"
 	    "Common options:\n"
 	    "  --topology FILE  hwloc XML instead of the live topology   (env GOLDEN_TOPOLOGY)\n"
@@ -156,13 +158,15 @@ int main(int argc, char **argv)
 		return cmd_status(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "nccl-topo"))
 		return cmd_ncclxml(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "sweep"))
+		return cmd_sweep(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check")) {
 		argv[1] = "golden check";
 		return golden_node_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
 	}
 	fprintf(stderr,
-	        "golden: unknown command '%s'; expected env, topo, recipe, check, teardown or "
-	        "nccl-topo\n",
+	        "golden: unknown command '%s'; expected env, topo, recipe, check, teardown, "
+	        "status, nccl-topo or sweep\n",
 	        argv[1]);
 	return 2;
 }

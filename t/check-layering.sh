@@ -14,6 +14,7 @@ allowed() { # subsystem -> what it may include
 	health) echo "util topo health" ;;
 	stall) echo "util topo health stall" ;;
 	node) echo "util topo health stall node" ;;
+	sweep) echo "util sweep" ;;
 	*) echo "" ;;
 	esac
 }
