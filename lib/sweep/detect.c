@@ -280,9 +280,12 @@ static int wrongs(struct ctx *c, const struct golden_sweep_run *r, int pl)
 		if (counts)
 			text(d, "%s at %s: up to %.0f wrong elements",
 			     d->nsizes > 1 ? "#wrong > 0" : "#wrong", a, d->wrong);
-		else
+		else if (tolerance(r->rows[0].type) > 0)
 			text(d, "error %.0e at %s, above nccl-tests' tolerance %.0e for %s",
 			     d->wrong, a, tolerance(r->rows[0].type), r->rows[0].type);
+		else
+			text(d, "error %.0e at %s: %s results must match exactly", d->wrong, a,
+			     r->rows[0].type);
 		d->severity = kind_weight[GOLDEN_FIND_WRONG] * 10 + fmin(9.9, log10(1 + d->wrong));
 	}
 	return found;
@@ -313,12 +316,26 @@ static int expected_sizes(const struct golden_sweep_run *r, long long *e, int ma
 	return r->step_factor > 1 || r->step_bytes > 0 || n ? n : -1;
 }
 
+/* " (line 12)", or "" for JSON (no lines). */
+static const char *at_line(int line, char *buf, size_t len)
+{
+	if (line > 0)
+		snprintf(buf, len, " (line %d)", line);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 static const char *why_stopped(const struct golden_sweep_run *r, char *buf, size_t len)
 {
+	char l[32];
+
 	if (r->timeout)
-		snprintf(buf, len, "; it hung: %s (line %d)", r->failure, r->failure_line);
+		snprintf(buf, len, "; it hung: %s%s", r->failure,
+		         at_line(r->failure_line, l, sizeof(l)));
 	else if (r->nfailures)
-		snprintf(buf, len, "; the log says: %s (line %d)", r->failure, r->failure_line);
+		snprintf(buf, len, "; the log says: %s%s", r->failure,
+		         at_line(r->failure_line, l, sizeof(l)));
 	else if (r->ntruncated)
 		snprintf(buf, len, "; the next row is cut short at line %d ('%s')",
 		         r->truncated_line, r->truncated_text);
@@ -335,7 +352,7 @@ static void missing(struct ctx *c, const struct golden_sweep_run *r)
 	int ne = e ? expected_sizes(r, e, MAX_EXPECTED) : -1, j = 0;
 	bool failure_told = false, truncated_told = false;
 	struct golden_sweep_finding *f;
-	char a[64], b[32], why[320];
+	char a[64], b[32], why[320], lb[32];
 
 	if (!r->nrows) {
 		f = add(c, GOLDEN_FIND_MISSING, r->id, -1,
@@ -344,8 +361,9 @@ static void missing(struct ctx *c, const struct golden_sweep_run *r)
 		                       : "no-rows");
 		if (f) {
 			if (r->timeout || r->nfailures)
-				text(f, "%s before its first size: %s (line %d)",
-				     r->timeout ? "hung" : "failed", r->failure, r->failure_line);
+				text(f, "%s before its first size: %s%s",
+				     r->timeout ? "hung" : "failed", r->failure,
+				     at_line(r->failure_line, lb, sizeof(lb)));
 			else if (r->ntruncated)
 				text(f,
 				     "no complete row: the only row is cut short at line %d ('%s')",
@@ -421,9 +439,8 @@ static void missing(struct ctx *c, const struct golden_sweep_run *r)
 	}
 	if ((r->nfailures || r->timeout) && !failure_told &&
 	    (f = add(c, GOLDEN_FIND_MISSING, r->id, -1, r->timeout ? "timeout" : "failed"))) {
-		text(f, "%s: %s (line %d)",
-		     r->timeout ? "hang or time limit" : "failure in the log", r->failure,
-		     r->failure_line);
+		text(f, "%s: %s%s", r->timeout ? "hang or time limit" : "failure in the log",
+		     r->failure, at_line(r->failure_line, lb, sizeof(lb)));
 		f->severity = kind_weight[GOLDEN_FIND_MISSING] * 10 + 7;
 	} else if (!r->nfailures && !r->timeout && r->meta_exit > 0 &&
 	           (f = add(c, GOLDEN_FIND_MISSING, r->id, -1, "failed"))) {
@@ -757,6 +774,10 @@ static void merge_placements(struct golden_sweep_result *res)
 
 			if (j == i || b->placement != GOLDEN_SWEEP_IP || b->kind != a->kind ||
 			    b->run != a->run || b->other != a->other)
+				continue;
+			/* Slower-than-default comes in size ranges: only the same one. */
+			if (a->kind == GOLDEN_FIND_SLOWER &&
+			    (b->size > a->size_to || a->size > b->size_to))
 				continue;
 			if (b->severity > a->severity) {
 				*a = *b;

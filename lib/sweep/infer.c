@@ -1,6 +1,7 @@
 #include "sweep/infer.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The row that says most about busbw/algbw: the largest size with an
@@ -47,10 +48,15 @@ static bool fits(const struct golden_sweep_run *r, enum golden_sweep_coll c, int
 	return checked > 0;
 }
 
-/* n from busbw/algbw for a collective whose factor depends on n. */
-static int ranks_from_ratio(const struct golden_sweep_run *r, enum golden_sweep_coll c)
+/* n from busbw/algbw for a collective whose factor depends on n. With
+ * many ranks, two printed decimals fit several n: prefer a multiple of the
+ * GPUs per node when it is known, else of 8, 4 or 2 (ranks come in whole
+ * nodes), and among those the one with the largest power of two. */
+static int ranks_from_ratio(const struct golden_sweep_run *r, enum golden_sweep_coll c, int gpn)
 {
+	static const int multiples[] = {0, 8, 4, 2, 1};
 	double q = ratio(r), n;
+	int n0, span, best = 0;
 
 	if (q < 0)
 		return 0;
@@ -70,7 +76,28 @@ static int ranks_from_ratio(const struct golden_sweep_run *r, enum golden_sweep_
 	}
 	if (n < 1 || n > 1e6)
 		return 0;
-	return (int)lround(n);
+	n0 = (int)lround(n);
+	if (fits(r, c, n0) && (n0 < 16 || !gpn || n0 % gpn == 0))
+		return n0;
+	span = n0 / 10 > 2 ? n0 / 10 : 2;
+	for (int m = 0; m < 5 && !best; m++) {
+		int k = m == 0 ? gpn : multiples[m];
+
+		if (k <= 0)
+			continue;
+		/* Several fit: the one with the largest power of two in it
+		 * (clusters grow in powers of two), then the nearest. */
+		for (int cand = n0 - span; cand <= n0 + span; cand++) {
+			if (cand < 1 || cand % k || !fits(r, c, cand))
+				continue;
+			if (!best ||
+			    __builtin_ctz((unsigned)cand) > __builtin_ctz((unsigned)best) ||
+			    (__builtin_ctz((unsigned)cand) == __builtin_ctz((unsigned)best) &&
+			     abs(cand - n0) < abs(best - n0)))
+				best = cand;
+		}
+	}
+	return best ? best : n0;
 }
 
 static bool any_redop(const struct golden_sweep_run *r, const char *op)
@@ -132,13 +159,13 @@ static enum golden_sweep_coll guess_coll(const struct golden_sweep_run *r)
 	return GOLDEN_COLL_ALL_REDUCE;
 }
 
-static void infer_ranks(struct golden_sweep_run *r)
+static void infer_ranks(struct golden_sweep_run *r, int gpn)
 {
 	int listed = r->max_rank + 1, solved;
 
 	if (r->ranks_src == GOLDEN_SWEEP_SRC_META && r->ranks > 0)
 		return;
-	solved = ranks_from_ratio(r, r->coll);
+	solved = ranks_from_ratio(r, r->coll, gpn);
 	if (listed > 0 &&
 	    (fits(r, r->coll, listed) ||
 	     golden_sweep_coll_factor_kind(r->coll) == GOLDEN_FACTOR_ONE || !solved)) {
@@ -223,7 +250,7 @@ void golden_sweep_infer(struct golden_sweep_run *r, const struct golden_sweep_in
 		if (r->coll != GOLDEN_COLL_UNKNOWN)
 			r->coll_src = GOLDEN_SWEEP_SRC_INFERRED;
 	}
-	infer_ranks(r);
+	infer_ranks(r, o ? o->gpus_per_node : 0);
 	infer_nodes(r, o);
 }
 

@@ -175,7 +175,9 @@ int golden_sweep_plot_data(FILE *f, const struct golden_sweep_set *set,
 		}
 		fprintf(f, "\n\n");
 	}
-	fprintf(f, "# index %d: dips\n", n);
+	/* An empty block would merge with the next separator and shift every
+	 * later index: each block holds at least an invisible point. */
+	fprintf(f, "# index %d: dips\n1 NaN\n", n);
 	for (int k = 0; k < n; k++) {
 		const struct golden_sweep_run *r = &set->runs[s[k].run];
 
@@ -187,7 +189,7 @@ int golden_sweep_plot_data(FILE *f, const struct golden_sweep_set *set,
 				fprintf(f, "%lld %.6g\n", r->rows[i].size, h->busbw);
 		}
 	}
-	fprintf(f, "\n\n# index %d: #wrong\n", n + 1);
+	fprintf(f, "\n\n# index %d: #wrong\n1 NaN\n", n + 1);
 	for (int k = 0; k < n; k++) {
 		const struct golden_sweep_run *r = &set->runs[s[k].run];
 
@@ -428,8 +430,9 @@ int golden_sweep_plot_script(FILE *f, const struct golden_sweep_set *set,
 			snprintf(range, sizeof(range), "%d+ nodes", e->nodes_min);
 		else
 			snprintf(range, sizeof(range), "%d-%d nodes", e->nodes_min, e->nodes_max);
-		snprintf(t, sizeof(t), "expected >= %g GB/s (%s, %s, %s)", e->min_busbw,
-		         golden_sweep_coll_name(e->coll), range, o->expect->recipe);
+		snprintf(t, sizeof(t), "expected >= %g GB/s (%s%s%s)", e->min_busbw,
+		         many_colls ? golden_sweep_coll_name(e->coll) : "", many_colls ? ", " : "",
+		         range);
 		clean(t);
 		fprintf(f,
 		        "  '%s' index %d using 1:2 with lines dt 3 lw 2 lc rgb '#333333' title "
