@@ -268,7 +268,7 @@ check:
 int sweep_report(struct sweep_analysis *a, struct golden_sweep_set *set, const char *cmd,
                  const char *report_dir)
 {
-	struct golden_sweep_result res;
+	struct golden_sweep_result res = {0};
 	const struct golden_sweep_expect *x = a->expect ? &a->expectations : NULL;
 	int rc;
 

@@ -376,6 +376,8 @@ int sweep_parse_logs(const char *cmd, char **files, int n, struct golden_sweep_s
 	for (int i = 0; i < n; i++) {
 		struct golden_err err = {{0}};
 
+		if (!files[i])
+			continue;
 		if (golden_sweep_parse_file(files[i], set, &err) < 0) {
 			cli_error(cmd, "%s", err.msg);
 			return -1;
@@ -567,6 +569,8 @@ int cmd_sweep_run(int argc, char **argv)
 		struct golden_sweep_outcome o;
 		char file[PATH_MAX + 64];
 
+		if (steps[i].nodes > nodes.n)
+			continue; /* the plan never asks for more nodes than there are */
 		snprintf(file, sizeof(file), "%s/%s-%dn-%s.log", out,
 		         golden_sweep_coll_name(steps[i].coll), steps[i].nodes,
 		         steps[i].golden ? "golden" : "default");

@@ -10,7 +10,8 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS="build-essential autoconf automake libtool pkg-config
 	libslurm-dev libhwloc-dev libjson-c-dev hwloc
 	slurm-wlm slurmctld slurmd slurm-client munge
-	bats python3 valgrind procps iproute2 util-linux libfuse3-dev fuse3"
+	bats python3 valgrind procps iproute2 util-linux libfuse3-dev fuse3
+	gnuplot-nox"
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $PKGS >/dev/null

@@ -50,10 +50,12 @@ enum golden_sweep_coll golden_sweep_coll_parse(const char *s)
 		return GOLDEN_COLL_UNKNOWN;
 	memcpy(name, base, n + 1);
 	/* all_reduce_perf_mpi (the MPI build), all_reduce_perf, all_reduce */
-	if (n > 4 && !strcmp(name + n - 4, "_mpi"))
-		name[n -= 4] = '\0';
+	if (n > 4 && !strcmp(name + n - 4, "_mpi")) {
+		n -= 4;
+		name[n] = '\0';
+	}
 	if (n > 5 && !strcmp(name + n - 5, "_perf"))
-		name[n -= 5] = '\0';
+		name[n - 5] = '\0';
 	for (int c = 1; c < GOLDEN_COLL_NCOLLS; c++)
 		if (!strcmp(name, colls[c].name) || !strcmp(name, colls[c].alias))
 			return (enum golden_sweep_coll)c;

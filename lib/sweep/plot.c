@@ -233,12 +233,13 @@ static int quote(char *dst, size_t len, const char *src)
 	return 0;
 }
 
-/* Title text from log contents: printable, no quotes or backslashes. */
+/* Title text from log contents: printable ASCII, no double quotes,
+ * backslashes or backquotes (single quotes are doubled when written). */
 static void clean(char *s)
 {
 	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || *s == '\'' ||
-		    *s == '"' || *s == '\\' || *s == '`')
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || *s == '"' ||
+		    *s == '\\' || *s == '`')
 			*s = '_';
 }
 
@@ -346,7 +347,7 @@ int golden_sweep_plot_script(FILE *f, const struct golden_sweep_set *set,
 {
 	struct series s[MAX_SERIES];
 	int n = list_series(set, s, MAX_SERIES), ex[GOLDEN_SWEEP_MAX_EXPECT], nex;
-	char qdata[PATH_MAX * 2], qout[PATH_MAX * 2], title[512], t[256];
+	char qdata[PATH_MAX * 2], qout[PATH_MAX * 2], title[512], t[1100], qt[256];
 	bool many_colls = false, dips = false, wrong = false;
 	long long lo, hi;
 
@@ -385,7 +386,8 @@ int golden_sweep_plot_script(FILE *f, const struct golden_sweep_set *set,
 	else
 		fprintf(f, "set terminal png size 1400,800\n");
 	fprintf(f, "set output '%s'\n", qout);
-	fprintf(f, "set title '%s' noenhanced\n", title);
+	quote(t, sizeof(t), title);
+	fprintf(f, "set title '%s' noenhanced\n", t);
 	fprintf(f, "set xlabel 'message size (bytes, log2 scale)'\n"
 	           "set ylabel 'bus bandwidth (GB/s)'\n"
 	           "set logscale x 2\n"
@@ -400,7 +402,8 @@ int golden_sweep_plot_script(FILE *f, const struct golden_sweep_set *set,
 		bool dflt = !strcmp(r->env, "default");
 		bool ip = s[k].placement == GOLDEN_SWEEP_IP;
 
-		series_title(set, r, s[k].placement, many_colls, t, sizeof(t));
+		series_title(set, r, s[k].placement, many_colls, qt, sizeof(qt));
+		quote(t, sizeof(t), qt);
 		fprintf(
 		    f,
 		    "  '%s' index %d using 1:2 with linespoints lc rgb '%s' lw %s dt %d pt %d ps "
@@ -430,10 +433,11 @@ int golden_sweep_plot_script(FILE *f, const struct golden_sweep_set *set,
 			snprintf(range, sizeof(range), "%d+ nodes", e->nodes_min);
 		else
 			snprintf(range, sizeof(range), "%d-%d nodes", e->nodes_min, e->nodes_max);
-		snprintf(t, sizeof(t), "expected >= %g GB/s (%s%s%s)", e->min_busbw,
+		snprintf(qt, sizeof(qt), "expected >= %g GB/s (%s%s%s)", e->min_busbw,
 		         many_colls ? golden_sweep_coll_name(e->coll) : "", many_colls ? ", " : "",
 		         range);
-		clean(t);
+		clean(qt);
+		quote(t, sizeof(t), qt);
 		fprintf(f,
 		        "  '%s' index %d using 1:2 with lines dt 3 lw 2 lc rgb '#333333' title "
 		        "'%s', \\\n",

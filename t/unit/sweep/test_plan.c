@@ -183,7 +183,7 @@ static void test_judge(void)
 
 static void test_rails_and_code(void)
 {
-	struct golden_locate_rail rails[8];
+	struct golden_locate_rail rails[8] = {{"", 0, false}};
 	double med;
 	int w;
 	char code[64];

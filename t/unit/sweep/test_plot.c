@@ -107,8 +107,8 @@ static void test_files(void)
 	o.title = "a 'quoted' \\ title";
 	g = capture(script, &c);
 	ok(g && strstr(g, "set output '/tmp/it''s.png'") &&
-	       strstr(g, "set title 'a _quoted_ _ title'"),
-	   "a quote in the path is doubled; quotes in the title replaced");
+	       strstr(g, "set title 'a ''quoted'' _ title'"),
+	   "a quote in the path is doubled; quotes in the title doubled, a backslash replaced");
 	free(g);
 	c.out = "/tmp/new\nline.png";
 	memset(&c.err, 0, sizeof(c.err));
