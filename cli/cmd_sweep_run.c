@@ -166,71 +166,94 @@ int sweep_resolve_nodes(const char *cmd, const char *nodelist, const char *parti
 	}
 }
 
-/* "n1,n2,n3" from nodes[from .. from+count) */
-static void join(char **names, int count, char *buf, size_t len)
+/* The nodes as a Slurm host list: "n[1-4]" from scontrol show hostlist,
+ * else "n1,n2,n3,n4". Long lists stay short in argv, logs and reports.
+ * Returns a malloc'd string, or NULL. */
+static char *hostlist(char **names, int count)
 {
-	buf[0] = '\0';
+	size_t len = 1;
+	char *joined, exe[PATH_MAX], out[4096];
+
+	for (int i = 0; i < count; i++)
+		len += strlen(names[i]) + 1;
+	joined = malloc(len);
+	if (!joined)
+		return NULL;
+	joined[0] = '\0';
 	for (int i = 0; i < count; i++) {
-		golden_strlcat(buf, i ? "," : "", len);
-		golden_strlcat(buf, names[i], len);
+		golden_strlcat(joined, i ? "," : "", len);
+		golden_strlcat(joined, names[i], len);
 	}
+	if (count > 1 && golden_sweep_which("scontrol", exe, sizeof(exe)) == 0) {
+		char *argv[] = {exe, "show", "hostlist", joined, NULL};
+
+		if (golden_child_capture(argv, out, sizeof(out), SLURM_QUERY_MS) == 0) {
+			golden_rtrim(out);
+			if (out[0] && !strchr(out, '\n') && strlen(out) < len) {
+				free(joined);
+				return strdup(out);
+			}
+		}
+	}
+	return joined;
 }
 
 static void meta(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void meta(int fd, const char *fmt, ...)
 {
-	char line[2048];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	vdprintf(fd, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = sizeof(line) - 2;
-	line[n++] = '\n';
-	if (write(fd, line, (size_t)n) < 0)
-		return;
+	dprintf(fd, "\n");
 }
 
 int sweep_step(struct sweep_ctx *c, const struct golden_sweep_step *s, char **names, int count,
                const char *file, const char *what, struct golden_sweep_outcome *out)
 {
-	char nodelist[4096], buf[8192], *argv[GOLDEN_SWEEP_MAX_ARGV], el[32], left[32];
+	char *nodelist = hostlist(names, count), *buf, *argv[GOLDEN_SWEEP_MAX_ARGV], el[32],
+	     left[32];
+	size_t buflen = (nodelist ? strlen(nodelist) : 0) + 8192;
 	int fd, argc;
 	long elapsed;
 
-	join(names, count, nodelist, sizeof(nodelist));
+	buf = malloc(buflen);
+	if (!nodelist || !buf) {
+		free(nodelist);
+		free(buf);
+		cli_error(c->cmd, "out of memory");
+		return -1;
+	}
 	argc = golden_sweep_step_argv(&c->launch, s, nodelist, argv, GOLDEN_SWEEP_MAX_ARGV, buf,
-	                              sizeof(buf));
+	                              buflen);
 	if (argc < 0) {
 		cli_error(c->cmd, "cannot build the launcher's command line (is '%s' on PATH?)",
 		          c->launch.launcher);
+		free(nodelist);
+		free(buf);
 		return -1;
 	}
 	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		cli_error(c->cmd, "%s: cannot write: %s", file, strerror(errno));
+		free(nodelist);
+		free(buf);
 		return -1;
 	}
 	meta(fd, "# golden-sweep: run collective=%s nodes=%d env=%s nodelist=%s step=%d/%d%s%s",
 	     golden_sweep_coll_binary(s->coll), s->nodes, s->golden ? "golden" : "default",
 	     nodelist, c->done + 1, c->total, what ? " " : "", what ? what : "");
-	{
-		char cmdline[1024] = "";
-
-		for (int i = 0; i < argc; i++) {
-			golden_strlcat(cmdline, i ? " " : "", sizeof(cmdline));
-			golden_strlcat(cmdline, argv[i], sizeof(cmdline));
-		}
-		meta(fd, "# golden-sweep: launch %s", cmdline);
-	}
+	dprintf(fd, "# golden-sweep: launch");
+	for (int i = 0; i < argc; i++)
+		dprintf(fd, " %s", argv[i]);
+	dprintf(fd, "\n");
 	if (golden_sweep_launch(argv, fd, c->step_timeout_ms, out) < 0) {
 		cli_error(c->cmd, "cannot start %s: %s", argv[0], strerror(errno));
 		close(fd);
+		free(nodelist);
+		free(buf);
 		return -1;
 	}
 	if (out->timed_out)
@@ -256,6 +279,8 @@ int sweep_step(struct sweep_ctx *c, const struct golden_sweep_step *s, char **na
 	        : out->exit_code > 0  ? "FAILED"
 	                              : "KILLED",
 	        out->elapsed_ms / 1000.0, el, left);
+	free(nodelist);
+	free(buf);
 	return 0;
 }
 

@@ -82,11 +82,11 @@ struct golden_sweep_run {
 	enum golden_sweep_source ranks_src;
 	int nodes; /* 0 unknown */
 	enum golden_sweep_source nodes_src;
-	char env[12];       /* "golden", "default" (golden sweep run's A/B), "" unknown */
-	char label[48];     /* a hand-made table's label column ("p4dn=2"), or golden's */
-	char nodelist[256]; /* golden sweep run: the nodes it ran on */
-	char device[64];    /* GPU model from the device list */
-	char version[24];   /* nccl-tests version (2025-10 on) */
+	char env[12];        /* "golden", "default" (golden sweep run's A/B), "" unknown */
+	char label[48];      /* a hand-made table's label column ("p4dn=2"), or golden's */
+	char nodelist[1024]; /* golden sweep run: the nodes it ran on (a Slurm host list) */
+	char device[64];     /* GPU model from the device list */
+	char version[24];    /* nccl-tests version (2025-10 on) */
 	char githash[16];
 	int nccl_headers, nccl_library; /* NCCL_VERSION_CODE, 22809 = 2.28.9 */
 	char nccl_version[32];          /* "2.28.7+cuda13.0" (libnccl's own line) */

@@ -110,8 +110,8 @@ RUN_OPTS=(--gpus-per-node 1 --launcher "srun --mpi=none" --min-bytes 1M --max-by
 	done
 	grep -q 'env=golden recipe=hgx-h100-h200-ib' "$out/all_reduce-2n-golden.log"
 	grep -q 'env=default recipe=-' "$out/all_reduce-2n-default.log"
-	grep -q 'nodelist=n1,n2 ' "$out/all_reduce-2n-golden.log"
-	grep -q 'nodelist=n1,n2,n3,n4 ' "$out/all_reduce-4n-default.log"
+	grep -q 'nodelist=n\[1-2\] ' "$out/all_reduce-2n-golden.log"
+	grep -q 'nodelist=n\[1-4\] ' "$out/all_reduce-4n-default.log"
 	grep -q '^# golden-sweep: end exit=0' "$out/all_reduce-4n-golden.log"
 	# Interleaved A/B, the pair's order alternating: golden, default, default, golden.
 	[ "$(grep -ho 'step=[0-9]*/4' "$out"/all_reduce-2n-golden.log)" = step=1/4 ]
@@ -134,8 +134,8 @@ RUN_OPTS=(--gpus-per-node 1 --launcher "srun --mpi=none" --min-bytes 1M --max-by
 	assert all(x["nodes_source"] == "golden" for x in r["runs"])
 	EOP
 	# Progress lines and the plots.
-	[[ "$output" == *"[1/4] all_reduce_perf on 2 nodes (n1,n2), golden: done"* ]]
-	[[ "$output" == *"[4/4] all_reduce_perf on 4 nodes (n1,n2,n3,n4), golden: done"* ]]
+	[[ "$output" == *"[1/4] all_reduce_perf on 2 nodes (n[1-2]), golden: done"* ]]
+	[[ "$output" == *"[4/4] all_reduce_perf on 4 nodes (n[1-4]), golden: done"* ]]
 	[[ "$output" == *"about 0:00 left"* ]]
 	[ "$(head -c 8 "$out/sweep.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ]
 	grep -q '<svg' "$out/sweep.svg"
@@ -203,6 +203,28 @@ RUN_OPTS=(--gpus-per-node 1 --launcher "srun --mpi=none" --min-bytes 1M --max-by
 	grep -q 'NCCL_IB_HCA==mlx5_4' "$out/rail-n3-mlx5_4.log"
 	# Nothing was drained without --drain.
 	[[ "$(golden_node_state n3)" != *DRAIN* ]]
+}
+
+@test "sweep locate --from a sweep's log takes the nodes of its largest run" {
+	printf '%s\n' \
+		"# golden-sweep: run collective=all_reduce_perf nodes=2 env=golden nodelist=n[1-2] step=1/2" \
+		"# golden-sweep: run collective=all_reduce_perf nodes=4 env=golden nodelist=n[1-4] step=2/2" \
+		>"$WORK/slow-run.log"
+	out=$WORK/locate-from
+	run golden sweep locate --out "$out" --from "$WORK/slow-run.log" --tests-dir "$WORK/slow" \
+		--gpus-per-node 1 --launcher "srun --mpi=none" --min-bytes 512M --max-bytes 2G \
+		--rails none --format json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	# stdout is the JSON; the progress lines went to stderr before it.
+	json=$(sed -n '/^{/,$p' <<<"$output")
+	python3 - <<-EOP
+	import json
+	r = json.loads("""$json""")
+	assert [n["node"] for n in r["nodes"]] == ["n1", "n2", "n3", "n4"]
+	assert [n["node"] for n in r["nodes"] if n["culprit"]] == ["n3"]
+	assert len(r["pairs"]) == 4 and r["culprits"] == 1
+	EOP
 }
 
 @test "sweep locate --drain is refused to an ordinary user" {
