@@ -208,7 +208,8 @@ static int drain(struct locate *l, int i)
 	int w = l->worst_rail[i], rc = -1;
 	double ratio = l->res.reference > 0 ? l->res.node[i].worst / l->res.reference : 0;
 
-	if (!conf || !rep || golden_node_load_conf("golden sweep locate", l->config, conf) < 0 ||
+	if (!conf || !rep ||
+	    golden_node_load_conf("golden sweep locate", l->config, node, conf, NULL) < 0 ||
 	    golden_node_expand("golden sweep locate", "state_dir", conf->state_dir, node, state,
 	                       sizeof(state)) ||
 	    golden_node_expand("golden sweep locate", "sysroot", conf->sysroot, node, sysroot,

@@ -21,6 +21,7 @@
 #include "sweep/plan.h"
 #include "sweep_cli.h"
 #include "util/child.h"
+#include "util/nodename.h"
 #include "util/strutil.h"
 
 #define SLURM_QUERY_MS 20000
@@ -286,25 +287,29 @@ int sweep_step(struct sweep_ctx *c, const struct golden_sweep_step *s, char **na
 
 int sweep_tests_dir(struct sweep_ctx *c, const char *opt, const char *config)
 {
-	struct golden_conf *conf = malloc(sizeof(*conf));
+	struct golden_conf *conf;
+	char node[64];
 	int rc = -1;
 
-	if (!conf)
-		return -1;
 	if (opt) {
 		golden_strlcpy(c->tests_dir, opt, sizeof(c->tests_dir));
 		rc = 0;
-	} else if (golden_node_load_conf("golden sweep", config, conf) == 0) {
-		if (conf->nccl_tests_dir[0]) {
-			golden_strlcpy(c->tests_dir, conf->nccl_tests_dir, sizeof(c->tests_dir));
-			rc = 0;
-		} else {
-			cli_error(c->cmd,
-			          "where are the nccl-tests binaries? give --tests-dir DIR or set "
-			          "nccl_tests_dir in golden.conf");
+	} else if ((conf = malloc(sizeof(*conf)))) {
+		/* golden.conf as it applies to this host (its node sections). */
+		golden_nodename_get(NULL, node, sizeof(node));
+		if (golden_node_load_conf("golden sweep", config, node, conf, NULL) == 0) {
+			if (conf->nccl_tests_dir[0]) {
+				golden_strlcpy(c->tests_dir, conf->nccl_tests_dir,
+				               sizeof(c->tests_dir));
+				rc = 0;
+			} else {
+				cli_error(c->cmd,
+				          "where are the nccl-tests binaries? give --tests-dir "
+				          "DIR or set nccl_tests_dir in golden.conf");
+			}
 		}
+		free(conf);
 	}
-	free(conf);
 	if (rc == 0 && c->tests_dir[0] != '/') {
 		cli_error(c->cmd,
 		          "--tests-dir %s: expected an absolute path (it is used on every node)",
