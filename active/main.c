@@ -388,7 +388,7 @@ static void run_phase(struct golden_active_report *r, enum golden_active_phase p
 	struct phase_arg arg;
 	struct golden_child ch;
 	long t0 = golden_child_now_ms();
-	int sig = 0;
+	int sig = 0, st;
 
 	rec->deadline_ms = golden_active_phase_deadline_ms(o.budget_s, p);
 	memset(&arg, 0, sizeof(arg));
@@ -413,8 +413,11 @@ static void run_phase(struct golden_active_report *r, enum golden_active_phase p
 		if (!golden_child_kill(ch.pid))
 			snprintf(rec->note, sizeof(rec->note),
 			         "killed at its deadline; stuck in the kernel, abandoned");
-	} else if (golden_child_exit_status(ch.pid, &sig) == 0) {
+	} else if ((st = golden_child_exit_status(ch.pid, ch.deadline, &sig)) == 0) {
 		rec->end = GOLDEN_ACTIVE_DONE;
+	} else if (st == 1) { /* closed its pipe but did not exit by the deadline */
+		rec->end = GOLDEN_ACTIVE_TIMEOUT;
+		snprintf(rec->note, sizeof(rec->note), "closed its output but did not exit in time");
 	} else {
 		rec->end = GOLDEN_ACTIVE_CRASHED;
 		snprintf(rec->note, sizeof(rec->note), "the phase's process %s %d",

@@ -1,6 +1,7 @@
 /* golden recipe lint|list|explain */
 #include <config.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,23 @@ static int do_explain(const struct cli_opts *o, const char *name)
 			    r->vars[i].name, r->vars[i].value,
 			    r->vars[i].optional ? " (optional)" : "",
 			    v ? v->value : "(not set on this node)", r->vars[i].why);
+		}
+		if (r->nexpect)
+			printf("\nexpect (golden sweep analyse --expect):\n");
+		for (int i = 0; i < r->nexpect; i++) {
+			const struct golden_recipe_expect *x = &r->expect[i];
+			char nodes[32];
+
+			if (x->nodes.max == x->nodes.min)
+				snprintf(nodes, sizeof(nodes), "%d", x->nodes.min);
+			else if (x->nodes.max == INT_MAX)
+				snprintf(nodes, sizeof(nodes), "%d+", x->nodes.min);
+			else
+				snprintf(nodes, sizeof(nodes), "%d-%d", x->nodes.min, x->nodes.max);
+			printf("  %s on %s node(s): busbw >= %g GB/s from %lld MiB on\n"
+			       "      source:   %s\n      why:      %s\n",
+			       x->collective, nodes, x->min_busbw, x->size >> 20, x->source,
+			       x->why);
 		}
 		golden_decision_free(&res);
 		rc = 0;

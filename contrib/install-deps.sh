@@ -52,7 +52,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
 	slurm-wlm slurmctld slurmd slurm-client munge
 	bats python3 valgrind procps iproute2 util-linux libfuse3-dev fuse3
 	clang libclang-rt-14-dev
-	ibsim-utils infiniband-diags"
+	ibsim-utils infiniband-diags
+	gnuplot-nox"
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $PKGS >/dev/null

@@ -17,6 +17,7 @@ allowed() { # subsystem -> what it may include
 	node) echo "util nvml topo health stall active node" ;;
 	fabric) echo "util nvml topo fabric" ;;
 	active) echo "util active" ;;
+	sweep) echo "util sweep" ;;
 	*) echo "" ;;
 	esac
 }

@@ -168,6 +168,22 @@ mgmt_sysroot() {
 	run "$GOLDEN" --help
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"golden COMMAND"* ]]
+	[[ "$output" == *"sweep    judge nccl-tests sweeps"* ]]
+	run "$GOLDEN" sweep --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"golden sweep analyse FILE..."* ]]
+	run "$GOLDEN" sweep run --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--compare-default"* ]]
+	run "$GOLDEN" sweep run --nodes 4
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--out DIR is required"* ]]
+	run "$GOLDEN" sweep locate --out /tmp/x
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"one of --nodelist LIST or --from LOG"* ]]
+	run "$GOLDEN" bogus
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"expected env, topo, recipe, check, teardown, status, nccl-topo, topology, active or sweep"* ]]
 }
 
 @test "the golden-watch systemd unit verifies and stays hardened (exposure <= 3.0)" {

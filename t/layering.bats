@@ -71,3 +71,12 @@ teardown() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"lib/active/verdict.c:"*"lib/active must not include health/check.h"* ]]
 }
+
+@test "sweep includes only util, and nothing else in lib/ includes sweep" {
+	sed -i '0,/^#include "util/s//#include "env\/recipe.h"\n&/' "$TREE/lib/sweep/detect.c"
+	sed -i '0,/^#include "util/s//#include "sweep\/sweep.h"\n&/' "$TREE/lib/node/ledger.c"
+	GOLDEN_SRCDIR=$TREE run "$GOLDEN_SRCDIR/t/check-layering.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"lib/sweep/detect.c:"*"lib/sweep must not include env/recipe.h"* ]]
+	[[ "$output" == *"lib/node/ledger.c:"*"lib/node must not include sweep/sweep.h"* ]]
+}

@@ -10,8 +10,9 @@
 #include "env/decision.h"
 #include "topo/topo.h"
 
-#define GOLDEN_MAX_PATTERNS    16
-#define GOLDEN_MAX_RECIPE_VARS 64
+#define GOLDEN_MAX_PATTERNS      16
+#define GOLDEN_MAX_RECIPE_VARS   64
+#define GOLDEN_MAX_RECIPE_EXPECT 32
 
 struct golden_range {
 	bool set;
@@ -40,6 +41,18 @@ struct golden_recipe_var {
 	bool optional; /* skip the variable (not the recipe) when a fact is empty */
 };
 
+/* What a platform should reach in an NCCL sweep (`golden sweep analyse
+ * --expect`): the minimum large-message busbw of a collective on a range of
+ * node counts, with the public source of the figure. */
+struct golden_recipe_expect {
+	char *collective; /* "all_reduce", "all_gather", ... */
+	struct golden_range nodes;
+	double min_busbw; /* GB/s */
+	long long size;   /* bytes: the figure holds from this message size on */
+	char *source;     /* where the figure comes from (public) */
+	char *why;        /* how the minimum follows from it */
+};
+
 struct golden_recipe {
 	char *name;
 	char *description;
@@ -49,6 +62,8 @@ struct golden_recipe {
 	int specificity; /* number of match rules set */
 	int nvars;
 	struct golden_recipe_var vars[GOLDEN_MAX_RECIPE_VARS];
+	int nexpect; /* the optional "expect" section */
+	struct golden_recipe_expect expect[GOLDEN_MAX_RECIPE_EXPECT];
 };
 
 struct golden_recipe_set {
@@ -133,6 +148,10 @@ int golden_recipe_template_expand(const char *tmpl, const struct golden_topo *to
  * Returns 0, or -1 with *field ("name", "value" or "why") and why set. */
 int golden_recipe_var_check(const struct golden_recipe_var *v, const char **field, char *why,
                             size_t whylen);
+
+/* The collectives an "expect" entry may name (nccl-tests' binaries without
+ * _perf), NULL-terminated. */
+extern const char *const golden_recipe_collectives[];
 
 /* Can A and B both match one node? False only when a rule present in both
  * rules the other out (see recipe_lint.c for the approximation). */

@@ -155,6 +155,20 @@ static void lint_one(struct lint *l, const struct golden_recipe *r)
 				problem(l, "%s: env[%d].name: %s is already set by env[%d]",
 				        where(r), i, r->vars[i].name, j);
 	}
+	/* Two figures for one collective and node count: which one judges? */
+	for (int i = 0; i < r->nexpect; i++)
+		for (int j = 0; j < i; j++) {
+			const struct golden_recipe_expect *a = &r->expect[j], *b = &r->expect[i];
+
+			if (a->collective && b->collective &&
+			    !strcmp(a->collective, b->collective) &&
+			    ranges_overlap(&a->nodes, &b->nodes))
+				problem(
+				    l,
+				    "%s: expect[%d].nodes: %s on %d-%d nodes is already covered by "
+				    "expect[%d]; expected node ranges that do not overlap",
+				    where(r), i, b->collective, b->nodes.min, b->nodes.max, j);
+		}
 }
 
 int golden_recipes_lint(const struct golden_recipe_set *set, golden_diag_fn diag, void *arg)

@@ -477,16 +477,137 @@ static int parse_env(struct ctx *c, struct json_object *env, struct golden_recip
 	return 0;
 }
 
+/* ---------------------------------------------------------- expectations */
+
+const char *const golden_recipe_collectives[] = {
+    "all_reduce", "all_gather", "reduce_scatter", "alltoall",  "broadcast", "reduce",
+    "sendrecv",   "gather",     "scatter",        "hypercube", NULL};
+
+#define COLLECTIVES                                                                                \
+	"all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, "  \
+	"scatter, hypercube"
+
+/* "16G", "512M", "1073741824" or an integer: bytes (binary units). */
+static int parse_size(struct ctx *c, struct json_object *v, const char *key, long long *out)
+{
+	const char *s;
+	char *end;
+	long long n;
+	int shift = 0;
+
+	if (json_object_is_type(v, json_type_int)) {
+		n = json_object_get_int64(v);
+		if (n < 1)
+			return fail(c, key, "%lld: expected a message size of at least 1 byte", n);
+		*out = n;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return fail(c, key, "expected a message size such as \"16G\" or a byte count");
+	s = json_object_get_string(v);
+	n = strtoll(s, &end, 10);
+	if (end == s || n < 1)
+		return fail(c, key, "\"%s\": expected a message size such as \"16G\"", s);
+	if (*end == 'K' || *end == 'M' || *end == 'G') {
+		shift = *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
+		end++;
+		if (!strcmp(end, "iB") || !strcmp(end, "B"))
+			end += strlen(end);
+	} else if (*end == 'B') {
+		end++;
+	}
+	if (*end || n > (1LL << (50 - shift)))
+		return fail(c, key, "\"%s\": expected a message size such as \"16G\"", s);
+	*out = n << shift;
+	return 0;
+}
+
+static int parse_expect_entry(struct ctx *c, struct json_object *e, int i, struct golden_recipe *r)
+{
+	static const char *const keys[] = {"collective", "nodes", "min_busbw", "size",
+	                                   "source",     "why",   NULL};
+	struct golden_recipe_expect *x = &r->expect[i];
+	struct json_object *v = NULL;
+	char where[32], k[64];
+	const char *name;
+	bool known = false;
+
+	snprintf(where, sizeof(where), "expect[%d]", i);
+	x->size = 1LL << 30;
+	if (!json_object_is_type(e, json_type_object))
+		return fail(c, where,
+		            "expected an object {\"collective\", \"nodes\", \"min_busbw\", "
+		            "\"source\", \"why\"[, \"size\"]}");
+	if (check_keys(c, e, where, keys, "collective, nodes, min_busbw, size, source, why") < 0)
+		return -1;
+	snprintf(k, sizeof(k), "%s.collective", where);
+	json_object_object_get_ex(e, "collective", &v);
+	if (!(x->collective = dup_text(c, v, k, false)))
+		return -1;
+	name = x->collective;
+	for (const char *const *n = golden_recipe_collectives; *n; n++)
+		known = known || !strcmp(*n, name);
+	if (!known)
+		return fail(c, k, "\"%s\" is not an nccl-tests collective; expected one of: %s",
+		            name, COLLECTIVES);
+	snprintf(k, sizeof(k), "%s.nodes", where);
+	v = NULL;
+	if (!json_object_object_get_ex(e, "nodes", &v))
+		return fail(c, k, "missing; expected a node count or {\"min\": N, \"max\": M}");
+	if (parse_range(c, v, k, 100000, &x->nodes) < 0)
+		return -1;
+	if (x->nodes.min < 1)
+		return fail(c, k, "0 nodes; expected at least 1");
+	snprintf(k, sizeof(k), "%s.min_busbw", where);
+	v = NULL;
+	if (!json_object_object_get_ex(e, "min_busbw", &v) ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ||
+	    json_object_get_double(v) <= 0 || json_object_get_double(v) > 100000)
+		return fail(c, k, "expected the minimum bus bandwidth in GB/s, a number above 0");
+	x->min_busbw = json_object_get_double(v);
+	snprintf(k, sizeof(k), "%s.size", where);
+	if (json_object_object_get_ex(e, "size", &v) && parse_size(c, v, k, &x->size) < 0)
+		return -1;
+	snprintf(k, sizeof(k), "%s.source", where);
+	v = NULL;
+	json_object_object_get_ex(e, "source", &v);
+	if (!(x->source = dup_text(c, v, k, false)))
+		return -1;
+	snprintf(k, sizeof(k), "%s.why", where);
+	v = NULL;
+	json_object_object_get_ex(e, "why", &v);
+	if (!(x->why = dup_text(c, v, k, false)))
+		return -1;
+	return 0;
+}
+
+static int parse_expect(struct ctx *c, struct json_object *a, struct golden_recipe *r)
+{
+	size_t n;
+
+	if (!json_object_is_type(a, json_type_array) ||
+	    (n = json_object_array_length(a)) > GOLDEN_MAX_RECIPE_EXPECT)
+		return fail(c, "expect", "expected an array of at most %d expectations",
+		            GOLDEN_MAX_RECIPE_EXPECT);
+	for (size_t i = 0; i < n; i++) {
+		r->nexpect = (int)i + 1; /* so golden_recipe_free sees a partial entry */
+		if (parse_expect_entry(c, json_object_array_get_idx(a, i), (int)i, r) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int parse_recipe(struct ctx *c, struct json_object *obj, struct golden_recipe *r)
 {
-	static const char *const keys[] = {"name", "description", "source", "match", "env", NULL};
+	static const char *const keys[] = {"name", "description", "source", "match",
+	                                   "env",  "expect",      NULL};
 	static const char *const required[] = {"name", "description", "source", "match", "env"};
 	struct json_object *v[5] = {NULL};
 
 	if (!json_object_is_type(obj, json_type_object))
 		return golden_err_set(c->err, "%s: expected a JSON object with keys %s", c->path,
 		                      "name, description, source, match, env");
-	if (check_keys(c, obj, "", keys, "name, description, source, match, env") < 0)
+	if (check_keys(c, obj, "", keys, "name, description, source, match, env, expect") < 0)
 		return -1;
 	for (int i = 0; i < 5; i++)
 		if (!json_object_object_get_ex(obj, required[i], &v[i]))
@@ -503,6 +624,8 @@ static int parse_recipe(struct ctx *c, struct json_object *obj, struct golden_re
 	    !(r->source = dup_text(c, v[2], "source", false)))
 		return -1;
 	if (parse_match(c, v[3], r) < 0 || parse_env(c, v[4], r) < 0)
+		return -1;
+	if (json_object_object_get_ex(obj, "expect", &v[0]) && parse_expect(c, v[0], r) < 0)
 		return -1;
 	return 0;
 }
@@ -720,6 +843,11 @@ void golden_recipe_free(struct golden_recipe *r)
 		free(r->vars[i].name);
 		free(r->vars[i].value);
 		free(r->vars[i].why);
+	}
+	for (int i = 0; i < r->nexpect; i++) {
+		free(r->expect[i].collective);
+		free(r->expect[i].source);
+		free(r->expect[i].why);
 	}
 	memset(r, 0, sizeof(*r));
 	r->match.nvswitch = r->match.pcie_flat = r->match.bootstrap_if = -1;

@@ -176,6 +176,10 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 		return parse_int(v, 1, 24 * 90, &c->flap_hours)
 		           ? BAD("%s: flap_hours = %s: expected 1-2160", where, v)
 		           : 0;
+	if (!strcmp(key, "nccl_tests_dir"))
+		return set_path(c->nccl_tests_dir, PATH_MAX, v)
+		           ? BAD("%s: %s = %s: expected an absolute path", where, key, v)
+		           : 0;
 	if (!strcmp(key, "topology") || !strcmp(key, "sysroot") || !strcmp(key, "state_dir") ||
 	    !strcmp(key, "log") || !strcmp(key, "scontrol") || !strcmp(key, "teardown_dir") ||
 	    !strcmp(key, "metrics_dir")) {
@@ -281,7 +285,7 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 	    "mount, budget_ms, xid_scope, topology, sysroot, state_dir, log, scontrol, "
 	    "teardown_dir, stall_sample_ms, flap_count, flap_hours, metrics_dir, active, "
 	    "active_budget_s, active_validate, active_validate_s, active_sibling_pct, xid.N, "
-	    "check.NAME",
+	    "check.NAME, nccl_tests_dir",
 	    where, key);
 }
 
@@ -749,6 +753,8 @@ void golden_conf_print(const struct golden_conf *c, FILE *out)
 	fprintf(out, "flap_count = %d\n", c->flap_count);
 	fprintf(out, "flap_hours = %d\n", c->flap_hours);
 	fprintf(out, "metrics_dir = %s\n", c->metrics_dir[0] ? c->metrics_dir : "(off)");
+	if (c->nccl_tests_dir[0])
+		fprintf(out, "nccl_tests_dir = %s\n", c->nccl_tests_dir);
 	for (int i = 0; i < c->nxid; i++)
 		fprintf(out, "xid.%d = %s\n", c->xids[i].xid, xid_policy_text(&c->xids[i]));
 	for (int i = 0; i < c->nchecks; i++) {

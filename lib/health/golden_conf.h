@@ -73,6 +73,9 @@ struct golden_conf {
 	int active_validate_s;         /* active_validate_s = 35: its budget inside
 	                                  HealthCheckProgram (slurmd kills that at 60 s) */
 	int active_sibling_pct;        /* active_sibling_pct = N: tolerance; 0 = per test */
+	/* nccl_tests_dir = DIR: the nccl-tests binaries golden sweep run/locate
+	 * start on every node; "" unset */
+	char nccl_tests_dir[PATH_MAX];
 };
 
 void golden_conf_init(struct golden_conf *conf);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -425,6 +426,19 @@ static void test_full_fixture(void)
 	ok(r.match.nvswitch == 0 && r.match.pcie_flat == 1, "nvswitch false, pcie_flat true");
 	ok(r.match.n_dmi_product == 2, "dmi patterns");
 	ok(r.nvars == 4 && r.vars[1].optional && !r.vars[3].optional, "optional flags");
+	is_int(r.nexpect, 3, "three expectations");
+	ok(!strcmp(r.expect[0].collective, "all_reduce") && r.expect[0].nodes.min == 1 &&
+	       r.expect[0].nodes.max == 1 && r.expect[0].min_busbw == 431.5 &&
+	       r.expect[0].size == 16LL << 30 &&
+	       !strcmp(r.expect[0].source, "a public pass mark") &&
+	       !strcmp(r.expect[0].why, "one node"),
+	   "expect[0]: all_reduce, 1 node, 431.5 GB/s from 16G, source and why");
+	ok(r.expect[1].nodes.min == 2 && r.expect[1].nodes.max == INT_MAX &&
+	       r.expect[1].size == 1LL << 30,
+	   "expect[1]: 2+ nodes, size defaults to 1 GiB");
+	ok(!strcmp(r.expect[2].collective, "alltoall") && r.expect[2].nodes.max == 8 &&
+	       r.expect[2].size == 536870912,
+	   "expect[2]: a node range and a byte count");
 
 	t = new_topo();
 	add_gpus(t, 4, "H200 NVL");
@@ -544,6 +558,18 @@ static const struct bad_case bad_cases[] = {
 	 "NCCL_PROTO=Simple,LL256: expected a comma list of LL, LL128, Simple"},
 	{"gpu-eth-count-string", ": match.gpu_eth_count: ", "expected an integer 0-128 or"},
 	{"bootstrap-if-not-bool", ": match.bootstrap_if: ", "expected true or false"},
+	{"expect-not-array", ": expect: ", "expected an array of at most 32 expectations"},
+	{"expect-unknown-collective", ": expect[0].collective: ",
+	 "\"all_reduce_perf_mpi\" is not an nccl-tests collective; expected one of: all_reduce,"},
+	{"expect-unknown-key", ": expect[0].minimum: ",
+	 "unknown key; expected one of: collective, nodes, min_busbw, size, source, why"},
+	{"expect-no-source", ": expect[0].source: ", "missing; expected a string"},
+	{"expect-no-why", ": expect[0].why: ", "missing; expected a string"},
+	{"expect-zero-busbw", ": expect[0].min_busbw: ", "expected the minimum bus bandwidth in GB/s"},
+	{"expect-busbw-string", ": expect[0].min_busbw: ", "a number above 0"},
+	{"expect-bad-size", ": expect[0].size: ", "\"16 gigs\": expected a message size such as \"16G\""},
+	{"expect-no-nodes", ": expect[0].nodes: ", "missing; expected a node count"},
+	{"expect-zero-nodes", ": expect[0].nodes: ", "0 nodes; expected at least 1"},
 };
 /* clang-format on */
 

@@ -213,6 +213,12 @@ int main(void)
 	   e.msg);
 	ok(load_text("mount = relative\n", &c, &e) < 0 && strstr(e.msg, "absolute path"),
 	   "relative mount: %s", e.msg);
+	ok(load_text("nccl_tests_dir = /opt/nccl-tests/build\n", &c, &e) == 0 &&
+	       !strcmp(c.nccl_tests_dir, "/opt/nccl-tests/build"),
+	   "nccl_tests_dir (golden sweep run/locate)");
+	ok(load_text("nccl_tests_dir = build\n", &c, &e) < 0 &&
+	       strstr(e.msg, "nccl_tests_dir = build: expected an absolute path"),
+	   "nccl_tests_dir must be absolute: %s", e.msg);
 	ok(load_text("xid.79 = panic\n", &c, &e) < 0 && strstr(e.msg, "drain, drain-reset"),
 	   "bad xid policy: %s", e.msg);
 	ok(load_text("check.xid.timeout = 5\n", &c, &e) < 0 &&
