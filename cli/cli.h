@@ -27,6 +27,9 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* Print recipe-file problems on stderr as they are found. */
 void cli_diag(void *arg, const char *msg);
 
+/* A duration for people: "42s", "17m", "3h05m", "4d". */
+void cli_age(long long s, char *buf, size_t len);
+
 int cmd_env(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_recipe(int argc, char **argv);

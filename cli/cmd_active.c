@@ -97,18 +97,6 @@ static long long parse_duration(const char *v)
 	return n;
 }
 
-static void fmt_age(long long s, char *buf, size_t len)
-{
-	if (s < 120)
-		snprintf(buf, len, "%llds", s);
-	else if (s < 7200)
-		snprintf(buf, len, "%lldm", s / 60);
-	else if (s < 172800)
-		snprintf(buf, len, "%lldh%02lldm", s / 3600, s % 3600 / 60);
-	else
-		snprintf(buf, len, "%lldd", s / 86400);
-}
-
 /* --- run ------------------------------------------------------------------- */
 
 struct run_opts {
@@ -555,7 +543,7 @@ static int active_submit(int argc, char **argv)
 			    golden_active_record_load(state, rec) < 0)
 				memset(rec, 0, sizeof(*rec));
 			if (rec->last_pass && now - rec->last_pass < o.max_age) {
-				fmt_age(now - rec->last_pass, age, sizeof(age));
+				cli_age(now - rec->last_pass, age, sizeof(age));
 				snprintf(why, sizeof(why), "passed %s ago", age);
 			} else if (o.dry_run) {
 				action = "would submit";
@@ -570,7 +558,7 @@ static int active_submit(int argc, char **argv)
 			}
 			if (!why[0]) {
 				if (rec->last_pass) {
-					fmt_age(now - rec->last_pass, age, sizeof(age));
+					cli_age(now - rec->last_pass, age, sizeof(age));
 					snprintf(why, sizeof(why), "last pass %s ago", age);
 				} else {
 					snprintf(why, sizeof(why), "never passed");

@@ -198,18 +198,6 @@ static struct json_object *active_json(const struct golden_active_record *a, lon
 	return o;
 }
 
-static void age_text(long long s, char *buf, size_t len)
-{
-	if (s < 120)
-		snprintf(buf, len, "%llds ago", s);
-	else if (s < 7200)
-		snprintf(buf, len, "%lldm ago", s / 60);
-	else if (s < 172800)
-		snprintf(buf, len, "%lldh%02lldm ago", s / 3600, s % 3600 / 60);
-	else
-		snprintf(buf, len, "%lldd ago", s / 86400);
-}
-
 static void active_text(const struct golden_active_record *a, long long now)
 {
 	const struct golden_active_report *r = &a->report;
@@ -219,12 +207,12 @@ static void active_text(const struct golden_active_record *a, long long now)
 		printf("  active check: never ran here\n");
 		return;
 	}
-	age_text(now - a->last_time, age, sizeof(age));
-	age_text(now - a->last_pass, pass, sizeof(pass));
-	printf("  active check: %s%s%s %s (%s%s%s, %.1f s); last pass %s\n", a->last_outcome,
+	cli_age(now - a->last_time, age, sizeof(age));
+	cli_age(now - a->last_pass, pass, sizeof(pass));
+	printf("  active check: %s%s%s %s ago (%s%s%s, %.1f s); last pass %s%s\n", a->last_outcome,
 	       a->last_code[0] ? " " : "", a->last_code, age, a->last_source,
 	       a->last_job[0] ? " job " : "", a->last_job, a->last_duration_ms / 1000.0,
-	       a->last_pass ? pass : "never");
+	       a->last_pass ? pass : "never", a->last_pass ? " ago" : "");
 	printf("    %lu runs: %lu passed, %lu failed, %lu interrupted, %lu could not judge\n",
 	       a->runs, a->passes, a->fails, a->interruptions, a->errors);
 	for (int g = 0; a->have_report && g < r->ngpus; g++) {

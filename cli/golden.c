@@ -84,6 +84,18 @@ void cli_diag(void *arg, const char *msg)
 	fprintf(stderr, "golden %s: warning: %s\n", (const char *)arg, msg);
 }
 
+void cli_age(long long s, char *buf, size_t len)
+{
+	if (s < 120)
+		snprintf(buf, len, "%llds", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%lldm", s / 60);
+	else if (s < 172800)
+		snprintf(buf, len, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, len, "%lldd", s / 86400);
+}
+
 static const struct option long_opts[] = {
     {"topology", required_argument, NULL, 't'}, {"sysroot", required_argument, NULL, 's'},
     {"recipes", required_argument, NULL, 'r'},  {"recipe", required_argument, NULL, 'R'},
