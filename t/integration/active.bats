@@ -21,6 +21,8 @@ load ../lib/common
 
 setup_file() {
 	golden_require_root
+	# Writes the host's /dev/kmsg: one such file at a time per machine.
+	golden_kmsg_lock
 	export WORK="$BATS_FILE_TMPDIR/work"
 	mkdir -p "$WORK/nvml" "$WORK/metrics" "$WORK/bin/standin.d"
 	python3 - "$GOLDEN_SRCDIR/t/fixtures/nodes.json" "$WORK/nodes.json" <<-'EOP'
@@ -100,6 +102,7 @@ setup_file() {
 
 teardown_file() {
 	golden_cluster_stop
+	golden_kmsg_unlock
 }
 
 teardown() {
