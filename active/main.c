@@ -417,7 +417,8 @@ static void run_phase(struct golden_active_report *r, enum golden_active_phase p
 		rec->end = GOLDEN_ACTIVE_DONE;
 	} else if (st == 1) { /* closed its pipe but did not exit by the deadline */
 		rec->end = GOLDEN_ACTIVE_TIMEOUT;
-		snprintf(rec->note, sizeof(rec->note), "closed its output but did not exit in time");
+		snprintf(rec->note, sizeof(rec->note),
+		         "closed its output but did not exit in time");
 	} else {
 		rec->end = GOLDEN_ACTIVE_CRASHED;
 		snprintf(rec->note, sizeof(rec->note), "the phase's process %s %d",

@@ -197,8 +197,8 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 	}
 	if (!strcmp(key, "active"))
 		return set_path(c->active_program, PATH_MAX, v)
-		           ? BAD("%s: active = %s: expected the absolute path of golden-active", where,
-		                 v)
+		           ? BAD("%s: active = %s: expected the absolute path of golden-active",
+		                 where, v)
 		           : 0;
 	if (!strcmp(key, "active_budget_s"))
 		return parse_int(v, 10, 3600, &c->active_budget_s)
