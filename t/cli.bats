@@ -587,3 +587,19 @@ assert d["report"]["gpus"][3]["busid"] == "0000:13:00.0", d' "$A/state/x1/active
 	git -C "$GOLDEN_SRCDIR" check-ignore -q t/hung-fs/hungfs
 	git -C "$GOLDEN_SRCDIR" check-ignore -q cli/golden
 }
+
+@test "the release tarball can hold every fixture: each t/fixtures entry is distributed, no name too long for its tar format" {
+	git -C "$GOLDEN_SRCDIR" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	cd "$GOLDEN_SRCDIR"
+	missing=$(git ls-files t/fixtures | cut -d/ -f1-3 | sort -u | while read -r d; do
+		grep -qE -- "(^|[[:space:]])$d([[:space:]]|\$)" Makefile.am || echo "$d"
+	done)
+	[ -z "$missing" ] || { echo "not in EXTRA_DIST: $missing"; false; }
+	# automake's default tar format (v7) drops names over 99 characters
+	# with only a warning; ustar and pax hold them.
+	if ! grep -qE 'AM_INIT_AUTOMAKE\(\[[^]]*tar-(pax|ustar)' configure.ac; then
+		prefix=$(sed -n 's/^AC_INIT(\[\([^]]*\)\], \[\([^]]*\)\].*/\1-\2/p' configure.ac)
+		long=$(git ls-files | awk -v p="$prefix/" 'length(p $0) > 99')
+		[ -z "$long" ] || { echo "too long for tar v7: $long"; false; }
+	fi
+}
