@@ -555,3 +555,51 @@ assert d["report"]["gpus"][3]["busid"] == "0000:13:00.0", d' "$A/state/x1/active
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--skip warp: expected phases from hbm, gemm"* ]]
 }
+
+# --- what configure and make leave behind (issue 12, a first-time admin)
+
+@test "configure's summary shows real paths, no \${libdir} or other variable left unexpanded" {
+	log=$GOLDEN_BUILDDIR/config.log
+	[ -r "$log" ] || skip "no config.log in the build tree"
+	# AC_MSG_RESULT copies the summary into config.log too.
+	summary=$(sed -n '/^slurm-golden [0-9]/,/fuzzing (tests):/p' "$log")
+	[ -n "$summary" ]
+	[[ "$summary" == *"SPANK plugin:    /"*"/golden_nccl.so"* ]]
+	[[ "$summary" == *"recipes:         /"* ]]
+	[[ "$summary" != *'${'* ]]
+}
+
+@test "runstatedir: /run unless configure got --runstatedir (the cache and teardown_dir the docs name)" {
+	log=$GOLDEN_BUILDDIR/config.log
+	[ -r "$log" ] || skip "no config.log in the build tree"
+	want=/run
+	given=$(sed -n 's/^  \$ .*--runstatedir=\([^ ]*\).*/\1/p' "$log" | head -1)
+	[ -z "$given" ] || want=$given
+	printf '' >"$BATS_TEST_TMPDIR/empty.conf"
+	run "$GOLDEN" check --explain-config --config "$BATS_TEST_TMPDIR/empty.conf"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"teardown_dir = $want/slurm-golden/teardown"* ]]
+}
+
+@test "make in the source tree leaves nothing untracked: nccl-topo/*.xml and t/hung-fs/hungfs are ignored" {
+	git -C "$GOLDEN_SRCDIR" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	git -C "$GOLDEN_SRCDIR" check-ignore -q nccl-topo/h100-8gpu.xml
+	git -C "$GOLDEN_SRCDIR" check-ignore -q t/hung-fs/hungfs
+	git -C "$GOLDEN_SRCDIR" check-ignore -q cli/golden
+}
+
+@test "the release tarball can hold every fixture: each t/fixtures entry is distributed, no name too long for its tar format" {
+	git -C "$GOLDEN_SRCDIR" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	cd "$GOLDEN_SRCDIR"
+	missing=$(git ls-files t/fixtures | cut -d/ -f1-3 | sort -u | while read -r d; do
+		grep -qE -- "(^|[[:space:]])$d([[:space:]]|\$)" Makefile.am || echo "$d"
+	done)
+	[ -z "$missing" ] || { echo "not in EXTRA_DIST: $missing"; false; }
+	# automake's default tar format (v7) drops names over 99 characters
+	# with only a warning; ustar and pax hold them.
+	if ! grep -qE 'AM_INIT_AUTOMAKE\(\[[^]]*tar-(pax|ustar)' configure.ac; then
+		prefix=$(sed -n 's/^AC_INIT(\[\([^]]*\)\], \[\([^]]*\)\].*/\1-\2/p' configure.ac)
+		long=$(git ls-files | awk -v p="$prefix/" 'length(p $0) > 99')
+		[ -z "$long" ] || { echo "too long for tar v7: $long"; false; }
+	fi
+}

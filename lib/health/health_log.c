@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "util/safedir.h"
 #include "util/strutil.h"
 
 static void add_str(struct json_object *o, const char *k, const char *v)
@@ -75,18 +76,31 @@ struct json_object *golden_health_log_json(const struct golden_run_report *rep,
 	return o;
 }
 
-static void mkparent(const char *path)
+/* Open the log's directory (creating it 0755) the way every directory golden
+ * writes into is opened (util/safedir.h): no symlink in any component, root's
+ * or ours, not writable by others. Its parent may be root's and
+ * group-writable: Ubuntu's /var/log is 0775 root:syslog. *base gets the
+ * file's name. Returns the directory fd or -1. */
+static int open_log_dir(const char *path, const char **base)
 {
 	char dir[PATH_MAX];
 	char *slash;
 
-	if (golden_strlcpy(dir, path, sizeof(dir)) < 0)
-		return;
+	if (golden_strlcpy(dir, path, sizeof(dir)) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return;
-	*slash = '\0';
-	mkdir(dir, 0755);
+	if (!slash) {
+		*base = path;
+		return golden_safedir_open_logdir(".", 0, NULL);
+	}
+	*base = path + (slash - dir) + 1;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return golden_safedir_open_logdir(dir, 0755, NULL);
 }
 
 int golden_health_log_append(const char *path, const struct golden_run_report *rep,
@@ -94,23 +108,33 @@ int golden_health_log_append(const char *path, const struct golden_run_report *r
 {
 	struct json_object *o;
 	struct stat st;
-	const char *text;
-	int fd, rc = 0;
+	const char *text, *base = NULL;
+	int dirfd, fd, rc = 0;
 	size_t len;
 	char line[65536];
 
 	if (!path || !*path)
 		return 0;
-	mkparent(path);
+	dirfd = open_log_dir(path, &base);
+	if (dirfd < 0)
+		return -1;
+	if (!*base) {
+		close(dirfd);
+		errno = EISDIR;
+		return -1;
+	}
 	/* O_NONBLOCK: a FIFO in the log's place must not hang the prolog. */
-	fd = open(path,
-	          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-	          0640);
+	fd = openat(dirfd, base,
+	            O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+	            0640);
+	close(dirfd);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	/* A regular file of root's or ours: not a FIFO, not someone else's. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid())) {
 		close(fd);
-		errno = EINVAL;
+		errno = EPERM;
 		return -1;
 	}
 	o = golden_health_log_json(rep, info);

@@ -40,8 +40,10 @@ static int refuse(struct golden_err *err, int errnum, const char *where, const c
 	return -1;
 }
 
-/* The rule for one directory component (see safedir.h). */
-static int check_dir(int fd, const char *where, bool last, struct golden_err *err)
+/* The rule for one directory component (see safedir.h). group_above: a
+ * root-owned directory above the last one may be group-writable
+ * (golden_safedir_open_logdir). */
+static int check_dir(int fd, const char *where, bool last, bool group_above, struct golden_err *err)
 {
 	struct stat st;
 
@@ -53,6 +55,8 @@ static int check_dir(int fd, const char *where, bool last, struct golden_err *er
 		return refuse(err, EPERM, where,
 		              "refusing directory owned by uid %u: it must belong to root%s",
 		              (unsigned)st.st_uid, geteuid() ? " or to golden's own user" : "");
+	if (!last && group_above && st.st_uid == 0 && !(st.st_mode & 002))
+		return 0;
 	if ((st.st_mode & 022) && (last || !(st.st_mode & S_ISVTX)))
 		return refuse(err, EPERM, where,
 		              "refusing directory writable by %s (mode %04o): only its owner may "
@@ -81,8 +85,8 @@ static int open_failed(int dirfd, const char *name, const char *where, struct go
 }
 
 /* One component: open (creating it if asked) and check it. */
-static int step(int dirfd, const char *name, const char *where, bool last, unsigned create_mode,
-                struct golden_err *err)
+static int step(int dirfd, const char *name, const char *where, bool last, bool group_above,
+                unsigned create_mode, struct golden_err *err)
 {
 	bool created = false;
 	int fd = openat(dirfd, name, DIR_FLAGS);
@@ -102,7 +106,7 @@ static int step(int dirfd, const char *name, const char *where, bool last, unsig
 		close(fd);
 		return -1;
 	}
-	if (check_dir(fd, where, last, err) < 0) {
+	if (check_dir(fd, where, last, group_above, err) < 0) {
 		int saved = errno;
 
 		close(fd);
@@ -117,7 +121,8 @@ static bool is_one_name(const char *name)
 	return *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
-int golden_safedir_open(const char *path, unsigned create_mode, struct golden_err *err)
+static int open_path(const char *path, unsigned create_mode, bool group_above,
+                     struct golden_err *err)
 {
 	char full[PATH_MAX], where[PATH_MAX];
 	size_t wl = 0;
@@ -148,7 +153,7 @@ int golden_safedir_open(const char *path, unsigned create_mode, struct golden_er
 	/* skip "." and empty components up front, so "last" is known */
 	while (name && !strcmp(name, "."))
 		name = strtok_r(NULL, "/", &save);
-	if (check_dir(fd, "/", name == NULL, err) < 0)
+	if (check_dir(fd, "/", name == NULL, group_above, err) < 0)
 		goto fail;
 	while (name) {
 		int sub;
@@ -163,7 +168,7 @@ int golden_safedir_open(const char *path, unsigned create_mode, struct golden_er
 		wl += (size_t)snprintf(where + wl, sizeof(where) - wl, "/%s", name);
 		if (wl >= sizeof(where))
 			wl = sizeof(where) - 1;
-		sub = step(fd, name, where, next == NULL, create_mode, err);
+		sub = step(fd, name, where, next == NULL, group_above, create_mode, err);
 		if (sub < 0)
 			goto fail;
 		close(fd);
@@ -180,11 +185,21 @@ fail : {
 }
 }
 
+int golden_safedir_open(const char *path, unsigned create_mode, struct golden_err *err)
+{
+	return open_path(path, create_mode, false, err);
+}
+
+int golden_safedir_open_logdir(const char *path, unsigned create_mode, struct golden_err *err)
+{
+	return open_path(path, create_mode, true, err);
+}
+
 int golden_safedir_sub(int dirfd, const char *name, unsigned create_mode, struct golden_err *err)
 {
 	if (!is_one_name(name))
 		return refuse(err, EINVAL, name, "not a single directory name");
-	return step(dirfd, name, name, true, create_mode, err);
+	return step(dirfd, name, name, true, false, create_mode, err);
 }
 
 static int check_file(int fd)

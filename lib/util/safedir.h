@@ -37,6 +37,14 @@
  * an O_RDONLY|O_DIRECTORY fd (close it), or -1. */
 int golden_safedir_open(const char *path, unsigned create_mode, struct golden_err *err);
 
+/* The same for the directory of a log golden appends to (the health log,
+ * default /var/log/slurm-golden): a directory above the last one may also
+ * be group-writable when root owns it and others cannot write to it.
+ * Ubuntu ships /var/log as 0775 root:syslog; its group is the logging
+ * daemon's, which may write every log there anyway. Symlinks are refused in
+ * every component and the last one, golden's own, keeps the full rule. */
+int golden_safedir_open_logdir(const char *path, unsigned create_mode, struct golden_err *err);
+
 /* The same for one more component inside a trusted directory fd (name:
  * no '/', not "." or ".."); it is held to the rule of a last component. */
 int golden_safedir_sub(int dirfd, const char *name, unsigned create_mode, struct golden_err *err);

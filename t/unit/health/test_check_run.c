@@ -141,6 +141,30 @@ int main(void)
 			is_int(golden_health_log_append(path, rep, &info), 0,
 			       "a log file is created");
 			unlink(path);
+			/* Its directory is checked like every directory golden
+			 * writes into: a symlink planted for it is refused and
+			 * nothing is written behind it. */
+			{
+				char target[80], link[80], via[96];
+
+				snprintf(target, sizeof(target), "%s/elsewhere", dir);
+				snprintf(link, sizeof(link), "%s/logdir", dir);
+				snprintf(via, sizeof(via), "%s/health.jsonl", link);
+				mkdir(target, 0755);
+				symlink(target, link);
+				is_int(golden_health_log_append(via, rep, &info), -1,
+				       "a log directory that is a symlink is refused");
+				snprintf(via, sizeof(via), "%s/health.jsonl", target);
+				ok(access(via, F_OK) < 0, "... and nothing is written behind it");
+				unlink(link);
+				rmdir(target);
+				/* A directory others may write to is refused too. */
+				mkdir(target, 0755);
+				chmod(target, 0777);
+				is_int(golden_health_log_append(via, rep, &info), -1,
+				       "a world-writable log directory is refused");
+				rmdir(target);
+			}
 			rmdir(dir);
 		}
 	}

@@ -199,7 +199,36 @@ static void test_modes(void)
 	   "a world-writable directory above it that is not sticky is refused");
 	chmod(at("shared"), 0770);
 	ok(golden_safedir_open(at("shared/mine"), 0700, NULL) < 0, "... and a group-writable one");
+
+	/* A log directory: root's group-writable parent (Ubuntu's /var/log,
+	 * 0775 root:syslog) is fine, others-writable or the last one is not. */
+	chmod(at("shared"), 0775);
+	fd = golden_safedir_open_logdir(at("shared/log"), 0755, NULL);
+	ok(fd >= 0, "a log directory under a root-owned 0775 parent (Ubuntu's /var/log)");
+	if (fd >= 0)
+		close(fd);
+	ok(golden_safedir_open(at("shared/log"), 0, NULL) < 0 && errno == EPERM,
+	   "... which other directories golden trusts still refuse");
+	chmod(at("shared/log"), 0775);
+	ok(golden_safedir_open_logdir(at("shared/log"), 0755, NULL) < 0 && errno == EPERM,
+	   "the log directory itself group-writable is refused");
+	chmod(at("shared/log"), 0755);
+	chmod(at("shared"), 0777);
+	ok(golden_safedir_open_logdir(at("shared/log"), 0755, NULL) < 0 && errno == EPERM,
+	   "a world-writable, not sticky parent is refused for a log too");
 	chmod(at("shared"), 0755);
+	mkdir(at("loglink-target"), 0755);
+	symlink(at("loglink-target"), at("shared/loglink"));
+	ok(golden_safedir_open_logdir(at("shared/loglink/sub"), 0755, NULL) < 0 && errno == ELOOP,
+	   "a symlink in a log directory's path is refused");
+	ok(access(at("loglink-target/sub"), F_OK) < 0, "... and nothing is created behind it");
+	if (lchown(at("shared"), OTHER_UID, OTHER_UID) == 0) {
+		chmod(at("shared"), 0775);
+		ok(golden_safedir_open_logdir(at("shared/log"), 0755, NULL) < 0 && errno == EPERM,
+		   "a group-writable parent another user owns is refused");
+		lchown(at("shared"), 0, 0);
+		chmod(at("shared"), 0755);
+	}
 
 	mkdir(at("gw"), 0700);
 	put(at("gw/f"), "x");
