@@ -292,9 +292,17 @@ golden_node_state() {
 }
 
 # golden_node_reason NODE: the node's Reason= text without the trailing
-# "[user@time]"; empty when there is none.
+# "[user@time]"; empty when there is none, or when the node is not drained,
+# down or failed: Slurm 24.11 keeps the last reason on a node that was
+# resumed (IDLE with Reason=...; 22.05 and 26.05 clear it, and no scontrol
+# update clears it on 24.11), and sinfo -R does not list such a node.
 golden_node_reason() {
-    local out line
+    local out line state
+    state=$(golden_node_state "$1") || return 1
+    if [[ ! $state =~ DRAIN|DOWN|FAIL ]]; then
+        printf '\n'
+        return 0
+    fi
     out=$(scontrol show node "$1" 2>/dev/null) || return 1
     while IFS= read -r line; do
         line=${line#"${line%%[![:space:]]*}"}
