@@ -53,7 +53,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
 	bats python3 valgrind procps iproute2 util-linux libfuse3-dev fuse3
 	clang libclang-rt-14-dev
 	ibsim-utils infiniband-diags
-	gnuplot-nox"
+	gnuplot-nox
+	debootstrap qemu-system-x86 qemu-utils e2fsprogs git"
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $PKGS >/dev/null
@@ -66,4 +67,34 @@ for svc in $SERVICES; do
 	echo "install-deps.sh: stopping $svc" >&2
 	systemctl stop "$svc" || true
 done
+
+# NVIDIA's real NVML (libnvidia-ml1: the driver's libnvidia-ml.so.1;
+# libnvidia-ml-dev: nvml.h), from Debian's non-free component, for
+# t/nvml-abi.sh and t/nvidia.bats. Only these two packages: the non-free
+# source is pinned to -1 for everything else, and the packages are unpacked
+# into $NVML_DIR rather than installed, because installing libnvidia-ml1
+# pulls in the driver's alternatives and GLX diversions, and a
+# libnvidia-ml.so.1 on the default library path would be loaded by hwloc's
+# NVML plugin and by golden itself on this GPU-less machine.
+NVML_DIR=/opt/slurm-golden/nvidia-ml
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: non-free\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+	"$codename" >/etc/apt/sources.list.d/slurm-golden-non-free.sources
+printf 'Package: *\nPin: release o=Debian,c=non-free\nPin-Priority: -1\n\nPackage: libnvidia-ml1 libnvidia-ml-dev\nPin: release o=Debian,c=non-free\nPin-Priority: 500\n' \
+	>/etc/apt/preferences.d/slurm-golden-non-free
+apt-get update -qq
+tmp=$(mktemp -d)
+chmod 0755 "$tmp" # apt-get download runs as _apt
+(cd "$tmp" && apt-get download -qq libnvidia-ml1 libnvidia-ml-dev)
+rm -rf "$NVML_DIR.new"
+mkdir -p "$NVML_DIR.new"
+for deb in "$tmp"/*.deb; do
+	dpkg-deb -x "$deb" "$NVML_DIR.new"
+	dpkg-deb -f "$deb" Package Version | tr '\n' ' ' >>"$NVML_DIR.new/VERSIONS"
+	echo >>"$NVML_DIR.new/VERSIONS"
+done
+rm -rf "$tmp" "$NVML_DIR"
+mv "$NVML_DIR.new" "$NVML_DIR"
+echo "install-deps.sh: NVIDIA NVML unpacked in $NVML_DIR: $(tr '\n' ';' <"$NVML_DIR/VERSIONS")"
+
 echo "install-deps.sh: dependencies installed"
