@@ -97,4 +97,23 @@ rm -rf "$tmp" "$NVML_DIR"
 mv "$NVML_DIR.new" "$NVML_DIR"
 echo "install-deps.sh: NVIDIA NVML unpacked in $NVML_DIR: $(tr '\n' ';' <"$NVML_DIR/VERSIONS")"
 
+# trixie's nvml.h too (NVML 12.4: the GPU-fabric types golden declares),
+# fetched with a private apt state so this machine's sources stay as they are.
+NVML12_DIR=/opt/slurm-golden/nvidia-ml-trixie
+t=$(mktemp -d)
+chmod 0755 "$t"
+mkdir -p "$t/lists/partial" "$t/deb" "$t/parts"
+echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie non-free" >"$t/sources.list"
+chmod 0777 "$t/deb"
+ao="-o Dir::Etc::sourcelist=$t/sources.list -o Dir::Etc::sourceparts=$t/parts -o Dir::State::Lists=$t/lists -o Dir::Etc::preferencesparts=$t/parts -o Dir::State::status=/dev/null -o Acquire::Check-Valid-Until=false"
+# shellcheck disable=SC2086
+apt-get $ao update -qq
+# shellcheck disable=SC2086
+(cd "$t/deb" && apt-get $ao download -qq libnvidia-ml-dev)
+rm -rf "$NVML12_DIR"
+dpkg-deb -x "$t"/deb/libnvidia-ml-dev_*.deb "$NVML12_DIR"
+dpkg-deb -f "$t"/deb/libnvidia-ml-dev_*.deb Package Version | tr '\n' ' ' >"$NVML12_DIR/VERSIONS"
+rm -rf "$t"
+echo "install-deps.sh: trixie's nvml.h in $NVML12_DIR: $(cat "$NVML12_DIR/VERSIONS")"
+
 echo "install-deps.sh: dependencies installed"

@@ -3,11 +3,13 @@
 # signature slurm-golden declares by hand in lib/health/nvml.h (it dlopens
 # libnvidia-ml.so.1 and never includes nvml.h) against NVIDIA's own nvml.h.
 #
-# nvml.h: $NVML_INCLUDE_DIR, else /opt/slurm-golden/nvidia-ml/usr/include
-# (contrib/install-deps.sh unpacks Debian's non-free libnvidia-ml-dev
-# there), /usr/include or /usr/local/cuda/include.  Without one the test is
-# skipped, unless GOLDEN_REQUIRE_NVIDIA=1 (contrib/run-tests as root, i.e.
-# CI), where that is a failure.
+# Every nvml.h found is checked: $NVML_INCLUDE_DIR, the ones
+# contrib/install-deps.sh unpacks from Debian's non-free libnvidia-ml-dev
+# (/opt/slurm-golden/nvidia-ml: bookworm's, NVML 11.8;
+# /opt/slurm-golden/nvidia-ml-trixie: trixie's, NVML 12.4), /usr/include
+# and /usr/local/cuda/include.  Without one the test is skipped, unless
+# GOLDEN_REQUIRE_NVIDIA=1 (contrib/run-tests as root, i.e. CI), where that
+# is a failure.
 #
 # What a header does not declare (an older NVML: Debian 12's is 11.8, and
 # golden also uses NVML 12/13 additions such as nvmlDeviceGetGpuFabricInfoV)
@@ -20,14 +22,14 @@ CC=${CC:-cc}
 work=$(mktemp -d)
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 
-inc=""
-for d in ${NVML_INCLUDE_DIR:-} /opt/slurm-golden/nvidia-ml/usr/include /usr/include /usr/local/cuda/include; do
-	if [[ -f $d/nvml.h ]]; then
-		inc=$d
-		break
+incs=()
+for d in ${NVML_INCLUDE_DIR:-} /opt/slurm-golden/nvidia-ml/usr/include \
+	/opt/slurm-golden/nvidia-ml-trixie/usr/include /usr/include /usr/local/cuda/include; do
+	if [[ -f $d/nvml.h && " ${incs[*]} " != *" $d "* ]]; then
+		incs+=("$d")
 	fi
 done
-if [[ -z $inc ]]; then
+if ((${#incs[@]} == 0)); then
 	if [[ ${GOLDEN_REQUIRE_NVIDIA:-0} == 1 ]]; then
 		echo "1..1"
 		echo "not ok 1 - no nvml.h (GOLDEN_REQUIRE_NVIDIA=1: run contrib/install-deps.sh)"
@@ -36,8 +38,6 @@ if [[ -z $inc ]]; then
 	echo "1..0 # SKIP no nvml.h (install Debian's libnvidia-ml-dev: contrib/install-deps.sh)"
 	exit 0
 fi
-hdr=$inc/nvml.h
-api=$(sed -n 's/^#define NVML_API_VERSION_STR *"\(.*\)"/\1/p' "$hdr")
 
 # has NAME: does nvml.h declare function NAME?
 has() { grep -Eq "DECLDIR.*[^A-Za-z0-9_]$1[[:space:]]*\(" "$hdr"; }
@@ -230,21 +230,32 @@ fail=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
 
-gen "$src/lib/health/nvml.h" "$work/check.c" "$work/skips"
-nskip=$(wc -l <"$work/skips")
-nfn=$(grep -c '__builtin_types_compatible_p' "$work/check.c")
-nconst=$(grep -Ec '^(SAME|SAME_SIZE|SAME_FIELD|_Static_assert)\(' "$work/check.c")
-echo "1..$((3 + nskip))"
-echo "# nvml.h: $hdr (NVML API $api)"
-if out=$(compile "$src/lib/health/nvml.h" "$work/check.c"); then
-	ok "lib/health/nvml.h matches nvml.h (NVML API $api): $nconst enum/struct/constant checks, $nfn function signatures"
-else
-	printf '%s\n' "$out" | sed 's/^/# /'
-	notok "lib/health/nvml.h does not match nvml.h (NVML API $api)"
-fi
-while IFS= read -r s; do
-	ok "$s # SKIP not in this nvml.h (NVML API $api)"
-done <"$work/skips"
+{
+for inc in "${incs[@]}"; do
+	hdr=$inc/nvml.h
+	api=$(sed -n 's/^#define NVML_API_VERSION_STR *"\(.*\)"/\1/p' "$hdr")
+	echo "# nvml.h: $hdr (NVML API $api)"
+	gen "$src/lib/health/nvml.h" "$work/check.c" "$work/skips"
+	if out=$(compile "$src/lib/health/nvml.h" "$work/check.c"); then
+		# what the preprocessor kept: the checks this header allows
+		"$CC" -E -I "$inc" -I "$src/lib" -DGOLDEN_HEADER="\"$src/lib/health/nvml.h\"" \
+			"$work/check.c" >"$work/check.i" 2>/dev/null
+		nfn=$(grep -o '__builtin_types_compatible_p' "$work/check.i" | wc -l)
+		nall=$(grep -o '_Static_assert' "$work/check.i" | wc -l)
+		ok "lib/health/nvml.h matches $hdr (NVML API $api): $((nall - nfn)) enum/struct/constant checks, $nfn function signatures"
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		notok "lib/health/nvml.h does not match $hdr (NVML API $api)"
+	fi
+	while IFS= read -r s; do
+		ok "$s # SKIP not in $hdr (NVML API $api)"
+	done <"$work/skips"
+done
+
+# Self-tests (against the first header): a wrong enum value and a wrong
+# parameter type must not compile.
+inc=${incs[0]}
+hdr=$inc/nvml.h
 
 # Self-tests: a wrong enum value and a wrong parameter type must not compile.
 sed 's/GOLDEN_NVML_ERROR_DRIVER_NOT_LOADED = 9,/GOLDEN_NVML_ERROR_DRIVER_NOT_LOADED = 8,/' \
@@ -271,4 +282,8 @@ elif out=$(compile "$work/bad-fn.h" "$work/bad-fn.c") ||
 else
 	ok "self-test: a wrong function signature is caught (nvmlDeviceGetCurrPcieLinkWidth)"
 fi
-exit "$fail"
+} >"$work/tap"
+echo "1..$(grep -cE '^(not )?ok ' "$work/tap")"
+cat "$work/tap"
+grep -q '^not ok' "$work/tap" && exit 1
+exit 0
