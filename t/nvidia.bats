@@ -3,8 +3,9 @@
 # contrib/install-deps.sh into /opt/slurm-golden/nvidia-ml) on a machine with
 # no NVIDIA driver loaded: golden-prolog and golden check must report the
 # clear "driver not loaded" failure of NVML itself (nvmlInit_v2 ->
-# NVML_ERROR_DRIVER_NOT_LOADED), once per GPU check, never a crash, a
-# timeout or a misleading per-GPU fault.
+# NVML_ERROR_DRIVER_NOT_LOADED): one failure (gpu-count) with what to do,
+# the other GPU checks saying they could not look; never a crash, a timeout
+# or a misleading per-GPU fault.
 #
 # Skipped where the library is absent, unless GOLDEN_REQUIRE_NVIDIA=1
 # (contrib/run-tests as root, i.e. CI), and on a machine where a driver is
@@ -28,16 +29,20 @@ setup() {
 	d=$BATS_TEST_TMPDIR
 	mkdir -m 0700 "$d/state"
 	: >"$d/kmsg"
-	# The kernel-log checks read an empty log: other tests' driver lines are
-	# not this test's. The deadlines are generous: this is about what NVML
-	# answers, not how fast (see README: real nvmlInit_v2 takes ~0.2 s alone,
-	# ~1 s with nine GPU checks starting at once under ASan on 2 cores).
+	# Only the GPU checks, with generous deadlines: this is about what NVML
+	# answers, not how fast. The real nvmlInit_v2 costs ~0.17 s of CPU (it
+	# reads /proc/cpuinfo and every PCI device's config space), nine GPU
+	# checks load it at once, and on a busy 2-core machine that went past
+	# the 2000 ms default deadline (and starved the 1000 ms checks).
 	{
 		printf 'state_dir = %s/state\nlog = %s/health.jsonl\nscontrol = /bin/false\n' "$d" "$d"
-		printf 'check.xid = off\ncheck.wb-stall = off\n'
+		printf 'budget_ms = 60000\n'
+		for c in xid wb-stall wb-exposure ib-ports ib-counters efa bootstrap gpudirect mounts; do
+			printf 'check.%s = off\n' "$c"
+		done
 		for c in gpu-count gpu-ecc gpu-remap gpu-pcie gpu-nvlink gpu-throttle gpu-fabric \
 			gpu-procs gpu-recovery; do
-			printf 'check.%s.deadline_ms = 15000\n' "$c"
+			printf 'check.%s.deadline_ms = 30000\n' "$c"
 		done
 	} >"$d/golden.conf"
 	chmod 0644 "$d/golden.conf"
@@ -64,15 +69,17 @@ for c in j["checks"]:
 	[ "$status" -eq 1 ]
 	run gpu_checks "$d/check.json"
 	echo "$output"
-	[ "${#lines[@]}" -ge 9 ]
-	for l in "${lines[@]}"; do
-		# every GPU check: the driver-level failure, with what was expected
-		[[ $l == *" fail gpu nvml-init | nvmlInit_v2 failed: Driver Not Loaded (NVML error 9); 8 GPU(s) expected"*"| False" ]]
+	[ "${#lines[@]}" -eq 9 ]
+	# one failure: the driver-level one, with what was expected and what to do
+	[[ ${lines[0]} == "gpu-count fail gpu nvml-init | nvmlInit_v2 failed: Driver Not Loaded (NVML error 9); 8 GPU(s) expected"*"load the nvidia kernel module"*"| False" ]]
+	# the other eight could not look, and say so once
+	for l in "${lines[@]:1}"; do
+		[[ $l == *" warn gpu nvml-unavailable | not checked: NVML unavailable (nvmlInit_v2 failed: Driver Not Loaded (NVML error 9)); reported once | False" ]]
 	done
 	# no per-GPU fault (a bus id or gpuN in a code), no crash, no timeout
 	! grep -Eq '"code":"gpu [^"]*([0-9a-f]{4}:[0-9a-f]{2}|gpu[0-9])' "$d/check.json"
 	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reason"])' "$d/check.json")" = \
-		"gpu nvml-init +8 more; reboot [golden]" ]
+		"gpu nvml-init; check [golden]" ]
 }
 
 @test "golden-prolog with the real library: fails the job's prolog with the driver failure, exit 1" {
@@ -82,7 +89,7 @@ for c in j["checks"]:
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"fail  gpu-count"*"gpu nvml-init: nvmlInit_v2 failed: Driver Not Loaded (NVML error 9); 8 GPU(s) expected"* ]]
-	[[ $output == *"reason: gpu nvml-init +8 more; reboot [golden]"* ]]
+	[[ $output == *"reason: gpu nvml-init; check [golden]"* ]]
 	[[ $output != *"timed out"* ]]
 }
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # NVML ABI check: every NVML enum value, struct layout, constant and function
-# signature slurm-golden declares by hand in lib/health/nvml.h (it dlopens
+# signature slurm-golden declares by hand in lib/nvml/nvml.h (it dlopens
 # libnvidia-ml.so.1 and never includes nvml.h) against NVIDIA's own nvml.h.
 #
 # Every nvml.h found is checked: $NVML_INCLUDE_DIR, the ones
@@ -235,17 +235,17 @@ for inc in "${incs[@]}"; do
 	hdr=$inc/nvml.h
 	api=$(sed -n 's/^#define NVML_API_VERSION_STR *"\(.*\)"/\1/p' "$hdr")
 	echo "# nvml.h: $hdr (NVML API $api)"
-	gen "$src/lib/health/nvml.h" "$work/check.c" "$work/skips"
-	if out=$(compile "$src/lib/health/nvml.h" "$work/check.c"); then
+	gen "$src/lib/nvml/nvml.h" "$work/check.c" "$work/skips"
+	if out=$(compile "$src/lib/nvml/nvml.h" "$work/check.c"); then
 		# what the preprocessor kept: the checks this header allows
-		"$CC" -E -I "$inc" -I "$src/lib" -DGOLDEN_HEADER="\"$src/lib/health/nvml.h\"" \
+		"$CC" -E -I "$inc" -I "$src/lib" -DGOLDEN_HEADER="\"$src/lib/nvml/nvml.h\"" \
 			"$work/check.c" >"$work/check.i" 2>/dev/null
 		nfn=$(grep -o '__builtin_types_compatible_p' "$work/check.i" | wc -l)
 		nall=$(grep -o '_Static_assert' "$work/check.i" | wc -l)
-		ok "lib/health/nvml.h matches $hdr (NVML API $api): $((nall - nfn)) enum/struct/constant checks, $nfn function signatures"
+		ok "lib/nvml/nvml.h matches $hdr (NVML API $api): $((nall - nfn)) enum/struct/constant checks, $nfn function signatures"
 	else
 		printf '%s\n' "$out" | sed 's/^/# /'
-		notok "lib/health/nvml.h does not match $hdr (NVML API $api)"
+		notok "lib/nvml/nvml.h does not match $hdr (NVML API $api)"
 	fi
 	while IFS= read -r s; do
 		ok "$s # SKIP not in $hdr (NVML API $api)"
@@ -259,7 +259,7 @@ hdr=$inc/nvml.h
 
 # Self-tests: a wrong enum value and a wrong parameter type must not compile.
 sed 's/GOLDEN_NVML_ERROR_DRIVER_NOT_LOADED = 9,/GOLDEN_NVML_ERROR_DRIVER_NOT_LOADED = 8,/' \
-	"$src/lib/health/nvml.h" >"$work/bad-enum.h"
+	"$src/lib/nvml/nvml.h" >"$work/bad-enum.h"
 gen "$work/bad-enum.h" "$work/bad-enum.c" "$work/skips2"
 if ! grep -q '= 8,' "$work/bad-enum.h"; then
 	notok "self-test: could not make a wrong enum value (the header changed?)"
@@ -271,7 +271,7 @@ else
 	ok "self-test: a wrong enum value is caught ($(grep -o 'GOLDEN_NVML_ERROR_DRIVER_NOT_LOADED != [A-Z_]*' <<<"$out" | head -1))"
 fi
 sed 's/(\*nvmlDeviceGetCurrPcieLinkWidth)(golden_nvml_device_t device,/(*nvmlDeviceGetCurrPcieLinkWidth)(golden_nvml_device_t device, int *x,/' \
-	"$src/lib/health/nvml.h" >"$work/bad-fn.h"
+	"$src/lib/nvml/nvml.h" >"$work/bad-fn.h"
 gen "$work/bad-fn.h" "$work/bad-fn.c" "$work/skips3"
 if ! grep -q 'int \*x' "$work/bad-fn.h"; then
 	notok "self-test: could not make a wrong signature (the header changed?)"
