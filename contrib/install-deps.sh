@@ -53,7 +53,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
 	bats python3 valgrind procps iproute2 util-linux libfuse3-dev fuse3
 	clang libclang-rt-14-dev
 	ibsim-utils infiniband-diags
-	gnuplot-nox"
+	gnuplot-nox
+	debootstrap qemu-system-x86 qemu-utils e2fsprogs git"
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $PKGS >/dev/null
@@ -66,4 +67,62 @@ for svc in $SERVICES; do
 	echo "install-deps.sh: stopping $svc" >&2
 	systemctl stop "$svc" || true
 done
+
+# NVIDIA's real NVML for t/nvml-abi.sh and t/nvidia.bats, from Debian's
+# non-free component: libnvidia-ml1 (the driver's libnvidia-ml.so.1) and
+# libnvidia-ml-dev (nvml.h), and trixie's libnvidia-ml-dev (NVML 12.4: the
+# GPU-fabric types golden declares). Only these packages: the non-free source
+# is pinned to -1 for everything else, and the packages are unpacked into
+# /opt/slurm-golden rather than installed, because installing libnvidia-ml1
+# pulls in the driver's alternatives and GLX diversions, and a
+# libnvidia-ml.so.1 on the default library path would be loaded by hwloc's
+# NVML plugin and by golden itself on this GPU-less machine. A failure here
+# is a warning: those tests then fail where they must run (as root).
+NVML_DIR=/opt/slurm-golden/nvidia-ml
+NVML12_DIR=/opt/slurm-golden/nvidia-ml-trixie
+
+# unpack DIR DEB...: extract the packages into DIR (replaced), list them in DIR/VERSIONS
+unpack() {
+	dir=$1
+	shift
+	rm -rf "$dir.new" && mkdir -p "$dir.new" || return 1
+	for deb in "$@"; do
+		[ -f "$deb" ] && dpkg-deb -x "$deb" "$dir.new" || return 1
+		dpkg-deb -f "$deb" Package Version | tr '\n' ' ' >>"$dir.new/VERSIONS" && echo >>"$dir.new/VERSIONS"
+	done
+	rm -rf "$dir" && mv "$dir.new" "$dir"
+}
+
+fetch_nvml() {
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+	printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: non-free\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+		"$codename" >/etc/apt/sources.list.d/slurm-golden-non-free.sources || return 1
+	printf 'Package: *\nPin: release o=Debian,c=non-free\nPin-Priority: -1\n\nPackage: libnvidia-ml1 libnvidia-ml-dev\nPin: release o=Debian,c=non-free\nPin-Priority: 500\n' \
+		>/etc/apt/preferences.d/slurm-golden-non-free || return 1
+	t=$(mktemp -d) || return 1
+	chmod 0777 "$t" # apt-get download runs as _apt
+	mkdir -p "$t/lists/partial" "$t/parts" "$t/trixie"
+	chmod 0777 "$t/trixie"
+	ok=0
+	if apt-get update -qq && (cd "$t" && apt-get download -qq libnvidia-ml1 libnvidia-ml-dev) &&
+		unpack "$NVML_DIR" "$t"/*.deb; then
+		echo "install-deps.sh: NVML unpacked in $NVML_DIR: $(tr '\n' ';' <"$NVML_DIR/VERSIONS")"
+	else
+		ok=1
+	fi
+	# trixie's nvml.h with a private apt state: this machine's sources stay as they are
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie non-free" >"$t/sources.list"
+	ao="-o Dir::Etc::sourcelist=$t/sources.list -o Dir::Etc::sourceparts=$t/parts -o Dir::State::Lists=$t/lists -o Dir::Etc::preferencesparts=$t/parts -o Dir::State::status=/dev/null -o Acquire::Check-Valid-Until=false"
+	# shellcheck disable=SC2086
+	if apt-get $ao update -qq && (cd "$t/trixie" && apt-get $ao download -qq libnvidia-ml-dev) &&
+		unpack "$NVML12_DIR" "$t"/trixie/*.deb; then
+		echo "install-deps.sh: trixie's nvml.h in $NVML12_DIR: $(cat "$NVML12_DIR/VERSIONS")"
+	else
+		ok=1
+	fi
+	rm -rf "$t"
+	return "$ok"
+}
+fetch_nvml || echo "install-deps.sh: warning: NVIDIA's NVML packages could not be fetched (t/nvml-abi.sh and t/nvidia.bats will fail as root)" >&2
+
 echo "install-deps.sh: dependencies installed"

@@ -52,9 +52,20 @@ int golden_reason_format(const struct golden_run_report *rep, char *buf, size_t 
 bool golden_reason_is_ours(const char *reason)
 {
 	const char *m = reason ? strstr(reason, GOLDEN_REASON_MARKER) : NULL;
+	const char *rest;
+	size_t n;
 
-	/* The marker must end our text: either the end of the string or the
-	 * " [user@time]" Slurm appends in scontrol output. */
-	return m && (m[sizeof(GOLDEN_REASON_MARKER) - 1] == '\0' ||
-	             m[sizeof(GOLDEN_REASON_MARKER) - 1] == ' ');
+	if (!m)
+		return false;
+	/* The marker must end our text: either the end of the string or only
+	 * the " [user@time]" Slurm appends in scontrol output. Anything else
+	 * after it is not ours: Slurm 24.11 keeps the reason of a node that was
+	 * resumed and, when that node later stops responding, shows
+	 * "... [golden] : Not responding" on a node Slurm itself set DOWN. */
+	rest = m + sizeof(GOLDEN_REASON_MARKER) - 1;
+	if (*rest == '\0')
+		return true;
+	n = strlen(rest);
+	return rest[0] == ' ' && rest[1] == '[' && rest[n - 1] == ']' &&
+	       strcspn(rest + 1, " ") == n - 1 && strchr(rest, '@') != NULL;
 }

@@ -117,6 +117,33 @@ long long golden_cg_keyed(const char *text, const char *key)
 	return -1;
 }
 
+/* The inode numbers of dir and of every cgroup below it: the keys of their
+ * writeback contexts (WbCgIno). A dirty page belongs to the memcg of the
+ * task that dirtied it, and Slurm's v2 layout puts tasks in
+ * step_N/user/task_M and slurmstepd in step_N/slurm, never in step_N. */
+static void cg_inos(const char *dir, unsigned long *inos, size_t *n, int depth)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+
+	/* lstat: a symlink below a cgroup is not a cgroup, never followed */
+	if (*n >= GOLDEN_CG_MAX_INOS || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	inos[(*n)++] = (unsigned long)st.st_ino;
+	if (depth >= 8 || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		char sub[PATH_MAX];
+
+		if (e->d_name[0] == '.' || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < sizeof(sub))
+			cg_inos(sub, inos, n, depth + 1);
+	}
+	closedir(d);
+}
+
 int golden_cg_measure(const char *sysroot, const char *dir, int version, struct golden_cgmem *m)
 {
 	char path[PATH_MAX + 16], text[16384];
@@ -143,12 +170,17 @@ int golden_cg_measure(const char *sysroot, const char *dir, int version, struct 
 	if (stat(dir, &st) == 0)
 		m->cg_ino = (unsigned long)st.st_ino;
 	/* v1 memcgs have no writeback context of their own: nothing to count. */
-	if (version == 2 && m->cg_ino)
-		m->inodes = golden_cg_wb_inodes(sysroot, m->cg_ino);
+	if (version == 2 && m->cg_ino) {
+		unsigned long inos[GOLDEN_CG_MAX_INOS];
+		size_t n = 0;
+
+		cg_inos(dir, inos, &n, 0);
+		m->inodes = golden_cg_wb_inodes(sysroot, inos, n);
+	}
 	return 0;
 }
 
-long long golden_cg_wb_stats_parse(FILE *f, unsigned long cg_ino)
+long long golden_cg_wb_stats_parse(FILE *f, const unsigned long *inos, size_t n)
 {
 	char line[256];
 	bool mine = false;
@@ -166,11 +198,13 @@ long long golden_cg_wb_stats_parse(FILE *f, unsigned long cg_ino)
 		v = strtoll(p + 1, &end, 10);
 		if (end == p + 1 || errno)
 			continue; /* not a number, or out of range: unknown */
-		if (!strcmp(key, "WbCgIno"))
-			mine = v >= 0 && (unsigned long long)v == cg_ino;
-		else if (mine && v > 0 &&
-		         (!strcmp(key, "b_dirty") || !strcmp(key, "b_io") ||
-		          !strcmp(key, "b_more_io") || !strcmp(key, "b_dirty_time")))
+		if (!strcmp(key, "WbCgIno")) {
+			mine = false;
+			for (size_t i = 0; v >= 0 && i < n && !mine; i++)
+				mine = (unsigned long long)v == inos[i];
+		} else if (mine && v > 0 &&
+		           (!strcmp(key, "b_dirty") || !strcmp(key, "b_io") ||
+		            !strcmp(key, "b_more_io") || !strcmp(key, "b_dirty_time")))
 			sum = golden_sat_add(sum, v);
 	}
 	return sum;
@@ -178,19 +212,19 @@ long long golden_cg_wb_stats_parse(FILE *f, unsigned long cg_ino)
 
 /* One wb_stats file: blocks of "Key: value" lines, each starting with
  * WbCgIno; b_dirty, b_io, b_more_io and b_dirty_time count inodes. */
-static long long wb_stats_inodes(const char *path, unsigned long cg_ino)
+static long long wb_stats_inodes(const char *path, const unsigned long *inos, size_t n)
 {
 	FILE *f = fopen(path, "re");
 	long long sum;
 
 	if (!f)
 		return 0;
-	sum = golden_cg_wb_stats_parse(f, cg_ino);
+	sum = golden_cg_wb_stats_parse(f, inos, n);
 	fclose(f);
 	return sum;
 }
 
-long long golden_cg_wb_inodes(const char *sysroot, unsigned long cg_ino)
+long long golden_cg_wb_inodes(const char *sysroot, const unsigned long *inos, size_t n)
 {
 	DIR *d = golden_sys_opendir(sysroot, "/sys/kernel/debug/bdi");
 	struct dirent *e;
@@ -205,7 +239,7 @@ long long golden_cg_wb_inodes(const char *sysroot, unsigned long cg_ino)
 			continue;
 		snprintf(rel, sizeof(rel), "/sys/kernel/debug/bdi/%s/wb_stats", e->d_name);
 		if (golden_sys_path(sysroot, rel, path, sizeof(path)) == 0)
-			sum = golden_sat_add(sum, wb_stats_inodes(path, cg_ino));
+			sum = golden_sat_add(sum, wb_stats_inodes(path, inos, n));
 	}
 	closedir(d);
 	return sum;

@@ -43,14 +43,17 @@ int golden_cg_step_dir(const char *sysroot, const struct golden_cg_roots *roots,
  * Returns 0 or -1 (errno) if memory.stat cannot be read. */
 int golden_cg_measure(const char *sysroot, const char *dir, int version, struct golden_cgmem *m);
 
-/* Inodes attached to the writeback contexts of cgroup inode cg_ino, summed
- * over <sysroot>/sys/kernel/debug/bdi/ * /wb_stats; -1 without debugfs. */
-long long golden_cg_wb_inodes(const char *sysroot, unsigned long cg_ino);
+/* Inodes attached to the writeback contexts of the n cgroup inodes inos
+ * (a step's cgroup and those below it: a dirty page belongs to the memcg of
+ * the task that dirtied it), summed over
+ * <sysroot>/sys/kernel/debug/bdi/ * /wb_stats; -1 without debugfs. */
+#define GOLDEN_CG_MAX_INOS 512
+long long golden_cg_wb_inodes(const char *sysroot, const unsigned long *inos, size_t n);
 
 /* The same for one wb_stats text (blocks of "Key: value" lines starting
- * with WbCgIno): the inodes of cg_ino's blocks, saturating; lines that are
- * not "key: number" are skipped. */
-long long golden_cg_wb_stats_parse(FILE *f, unsigned long cg_ino);
+ * with WbCgIno): the inodes of the blocks of any of inos, saturating;
+ * lines that are not "key: number" are skipped. */
+long long golden_cg_wb_stats_parse(FILE *f, const unsigned long *inos, size_t n);
 
 /* Are memory and io controllers on the v2 hierarchy (cgroup writeback on)?
  * 1 yes, 0 no; why (if not NULL) says what was found. */

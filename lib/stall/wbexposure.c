@@ -36,7 +36,8 @@ enum golden_kernel_fix golden_exposure_kernel_fix(int major, int minor, int patc
 	}
 	if ((major == 6 && minor == 18 && patch >= 25) || v >= V(7, 0, 2) ||
 	    (major == 6 && minor == 12 && patch >= 94) ||
-	    (major == 6 && minor == 6 && patch >= 145)) {
+	    (major == 6 && minor == 6 && patch >= 145) ||
+	    (major == 6 && minor == 1 && patch >= 178)) {
 		snprintf(why, len,
 		         "carries the full fix (e1b849cfa6b6 + 66c14dccd810 + 9a6ebbdbd412 "
 		         "+ use-after-free fix 6689f01d6740)");
@@ -54,12 +55,12 @@ enum golden_kernel_fix golden_exposure_kernel_fix(int major, int minor, int patc
 		snprintf(why, len,
 		         "cond_resched and append-not-sort backported, not e1b849cfa6b6: "
 		         "workqueue lockups still reported (6.12, Cloudflare 2026); full "
-		         "fix in 6.6.145, 6.12.94, 6.18.25");
+		         "fix in 6.1.178, 6.6.145, 6.12.94, 6.18.25");
 		return GOLDEN_KFIX_PARTIAL;
 	}
 	snprintf(why, len,
 	         "quadratic inode switching on cgroup removal unfixed (full fix in "
-	         "6.6.145, 6.12.94, 6.18.25)");
+	         "6.1.178, 6.6.145, 6.12.94, 6.18.25)");
 	return GOLDEN_KFIX_UNFIXED;
 }
 
@@ -147,7 +148,8 @@ void golden_exposure_format(const struct golden_exposure *e, char *buf, size_t l
 	for (int i = 0; i < e->nfs && o < len; i++)
 		o += (size_t)snprintf(buf + o, len - o, "  fs:       %s\n", e->fs[i]);
 	if (e->exposed && o < len)
-		snprintf(buf + o, len - o,
-		         "  advice:   keep teardown_flush=auto in plugstack.conf; mount data "
-		         "filesystems noatime; run 6.6.145, 6.12.94 or 6.18.25 or later\n");
+		snprintf(
+		    buf + o, len - o,
+		    "  advice:   keep teardown_flush=auto in plugstack.conf; mount data "
+		    "filesystems noatime; run 6.1.178, 6.6.145, 6.12.94 or 6.18.25 or later\n");
 }

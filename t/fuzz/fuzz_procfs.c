@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int c = 0; c < GOLDEN_MAX_CPUS; c++)
 		cpu_node[c] = c % 4 == 3 ? -1 : c % 3;
 	f = text_file(s);
-	golden_cg_wb_stats_parse(f, 1);
+	golden_cg_wb_stats_parse(f, (const unsigned long[]){1}, 1);
 	fclose(f);
 	second = strstr(s, "\n--\n");
 	if (second) {

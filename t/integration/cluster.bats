@@ -339,5 +339,8 @@ teardown() {
 	[ "$output" = still-running ]
 	run cat "$USEROUT/crash.err"
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "${lines[0]}" == "golden_nccl: n3: topology discovery failed: hwloc crashed ("*") reading $WORK/nodes/n3/topo.xml; "*"; environment left untouched" ]]
+	# Debian 12's hwloc crashes on it; elsewhere hwloc refuses it and says
+	# why (Debian 13's libxml2 stops at depth 256; the Slurm matrix).
+	[[ "${lines[0]}" == "golden_nccl: n3: topology discovery failed: hwloc crashed ("*") reading $WORK/nodes/n3/topo.xml; "*"; environment left untouched" ||
+		"${lines[0]}" == "golden_nccl: n3: topology discovery failed: hwloc XML $WORK/nodes/n3/topo.xml: "*"hwloc says: "*"; environment left untouched" ]]
 }

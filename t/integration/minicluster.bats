@@ -186,7 +186,14 @@ _stepds_of() {
     done
 }
 
-_alive() { [[ -d /proc/$1 ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+# Alive: its status can be read and it is not a zombie. One read, not
+# "-d /proc/PID" then the status: a zombie reaped between the two looked
+# alive (seen with slurmd 26.05, whose zombies wait ~1 s for the reaper).
+_alive() {
+    local st
+    st=$(grep -m1 '^State:' "/proc/$1/status" 2>/dev/null) || return 1
+    [[ $st != *Z* ]]
+}
 
 @test "minicluster: stop leaves nothing of that cluster running, and only that cluster" {
     local dir=$BATS_TEST_TMPDIR/second

@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # The dirty-inode teardown stall probe, for real where this machine allows:
-#  - a cgroup v1 memory cgroup made here, with real dirty pages written from
-#    a process inside it (cgroup writeback itself needs memory+io on v2,
-#    which this kernel does not offer: the v2 paths are covered by
-#    t/unit/test_wbstall on a fixture tree);
+#  - a memory cgroup made here, with real dirty pages written from a process
+#    inside it: cgroup v1 on Debian 12's host, cgroup v2 (memory+io, cgroup
+#    writeback on, wb_stats in debugfs) in the trixie VM of
+#    contrib/env/slurm-matrix;
 #  - a local Slurm cluster with task/cgroup, whose slurmstepd runs our
 #    task_exit hook on the job's real memory cgroup, and golden-epilog as
 #    Slurm's Epilog reading what the hook recorded;
@@ -18,7 +18,17 @@ MIB=1048576
 
 setup_file() {
 	golden_require_root
-	[[ -d /sys/fs/cgroup/memory ]] || skip "no cgroup v1 memory controller"
+	# v1: a memory hierarchy of its own; v2: the unified one with memory and
+	# io for its children (cgroup writeback), as an admin sets it up.
+	if [[ -d /sys/fs/cgroup/memory ]]; then
+		export CGV=1 CGROOT=/sys/fs/cgroup/memory DIRTY_KEY=total_dirty
+	elif [[ $(stat -fc %T /sys/fs/cgroup) == cgroup2fs ]] &&
+		grep -qw memory /sys/fs/cgroup/cgroup.subtree_control &&
+		grep -qw io /sys/fs/cgroup/cgroup.subtree_control; then
+		export CGV=2 CGROOT=/sys/fs/cgroup DIRTY_KEY=file_dirty
+	else
+		skip "no memory cgroup: neither a v1 memory hierarchy nor v2 with +memory +io"
+	fi
 	# Writes the host's /dev/kmsg: one such file at a time per machine.
 	golden_kmsg_lock
 	export WORK="$BATS_FILE_TMPDIR/work"
@@ -62,7 +72,7 @@ teardown_file() {
 	fi
 	for cg in "$WORK"/cg.*; do
 		if [[ -f $cg ]]; then
-			rmdir "/sys/fs/cgroup/memory/$(cat "$cg")" 2>/dev/null || true
+			rmdir "$CGROOT/$(cat "$cg")" 2>/dev/null || true
 		fi
 	done
 	golden_kmsg_unlock
@@ -77,18 +87,18 @@ json() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# A fresh v1 memory cgroup with WRITE MiB of real dirty page cache in it,
-# written by a process that lived inside it.
+# A fresh memory cgroup (v1 or v2) with WRITE MiB of real dirty page cache
+# in it, written by a process that lived inside it.
 dirty_cgroup() {
 	local name=golden-bats-$$-$1 mib=$2
-	mkdir "/sys/fs/cgroup/memory/$name"
+	mkdir "$CGROOT/$name"
 	echo "$name" >"$WORK/cg.$1"
-	sh -c "echo \$\$ > /sys/fs/cgroup/memory/$name/cgroup.procs && exec dd if=/dev/zero of=$WORK/data/$1 bs=1M count=$mib status=none"
-	echo "/sys/fs/cgroup/memory/$name"
+	sh -c "echo \$\$ > $CGROOT/$name/cgroup.procs && exec dd if=/dev/zero of=$WORK/data/$1 bs=1M count=$mib status=none"
+	echo "$CGROOT/$name"
 }
 
 cg_dirty() {
-	awk '$1 == "total_dirty" { print $2 }' "$1/memory.stat"
+	awk -v k="$DIRTY_KEY" '$1 == k { print $2 }' "$1/memory.stat"
 }
 
 @test "real cgroup: the probe reads the dirty pages from memory.stat and the flush cleans them" {
@@ -105,7 +115,7 @@ cg_dirty() {
 	[ "$(cg_dirty "$cg")" -lt $((4 * MIB)) ]
 }
 
-@test "real cgroup: below the threshold, and in auto mode on a cgroup v1 node, nothing is flushed" {
+@test "real cgroup: below the threshold nothing is flushed; auto flushes only where cgroup writeback is on (v2)" {
 	cg=$(dirty_cgroup small 24)
 	before=$(cg_dirty "$cg")
 	[ "$before" -ge $((16 * MIB)) ]
@@ -117,12 +127,23 @@ cg_dirty() {
 	[ "$(json "$WORK/rec/job_7/0.json" 'j["action"]')" = below-threshold ]
 	[ "$(stat -c %a "$WORK/rec/job_7/0.json")" = 600 ]
 	[ "$(stat -c %a "$WORK/rec/job_7")" = 700 ]
+	# Still dirty: nothing was written back.
+	[ "$(cg_dirty "$cg")" -ge $((16 * MIB)) ]
 	run "$GOLDEN" teardown --cgroup "$cg" --flush auto --threshold 1M --json
 	echo "$output" >"$WORK/auto.json"
-	[ "$(json "$WORK/auto.json" 'j["action"]')" = not-exposed ]
-	[ "$(json "$WORK/auto.json" 'j["exposed"]')" = False ]
-	# Still dirty: neither run wrote anything back.
-	[ "$(cg_dirty "$cg")" -ge $((16 * MIB)) ]
+	if ((CGV == 1)); then
+		[ "$(json "$WORK/auto.json" 'j["action"]')" = not-exposed ]
+		[ "$(json "$WORK/auto.json" 'j["exposed"]')" = False ]
+		[ "$(cg_dirty "$cg")" -ge $((16 * MIB)) ]
+	else
+		# v2 with memory+io: the inodes hang on this memcg's writeback
+		# context, the one the kernel switches when the cgroup goes
+		[ "$(json "$WORK/auto.json" 'j["exposed"]')" = True ]
+		[ "$(json "$WORK/auto.json" 'j["cgroup_version"]')" = 2 ]
+		[ "$(json "$WORK/auto.json" 'j["wb_inodes"] >= 1')" = True ]
+		[ "$(json "$WORK/auto.json" 'j["action"]')" = flushed ]
+		[ "$(cg_dirty "$cg")" -lt $((4 * MIB)) ]
+	fi
 }
 
 # wait_log NODE JOB: the epilog's JSON record for JOB (bounded wait: the
@@ -148,6 +169,14 @@ wait_log() {
 	wait_log n2 "$small" >"$WORK/epi-small.json"
 	# slurmd logged what the hook did, with the job's own cgroup
 	grep -q "teardown probe job $big step batch: 9[0-9] MiB dirty" "$GOLDEN_CLUSTER_DIR"/log/slurmd-n1.log
+	if ((CGV == 2)); then
+		# Slurm's v2 layout: the dirty pages belong to step_batch/user/task_0,
+		# whose writeback context holds the file's inode (read from wb_stats)
+		line=$(grep "teardown probe job $big step batch:" "$GOLDEN_CLUSTER_DIR"/log/slurmd-n1.log)
+		echo "$line"
+		[[ $line =~ MiB\ writeback,\ ([0-9]+)\ wb\ inodes ]]
+		[ "${BASH_REMATCH[1]}" -ge 1 ]
+	fi
 	td='[c for c in j["checks"] if c["name"] == "teardown"][0]["detail"]'
 	run json "$WORK/epi-big.json" "$td"
 	echo "$output"
@@ -281,10 +310,16 @@ start_hungfs() {
 @test "golden check --kernel: the exposure report of this node and of an exposed fixture" {
 	run "$GOLDEN" check --kernel
 	echo "$output"
-	# this host: memory on cgroup v1, so cgroup writeback is off whatever the kernel
 	[ "$status" -eq 0 ]
 	[[ $output == "teardown stall exposure: not exposed"* ]]
-	[[ $output == *"cgroup writeback off (memory controller on cgroup v1"* ]]
+	if ((CGV == 1)); then
+		# this host: memory on cgroup v1, so cgroup writeback is off whatever the kernel
+		[[ $output == *"cgroup writeback off (memory controller on cgroup v1"* ]]
+	else
+		# the VM: cgroup writeback on, but its kernel carries the fixes
+		[[ $output == *"cgroup writeback on (cgroup v2 at /sys/fs/cgroup"* ]]
+		[[ $output == *"kernel:   $(uname -r): fixed"* ]]
+	fi
 	r=$WORK/exposed
 	storm_root "$r" no "cgroup2 /sys/fs/cgroup cgroup2 rw 0 0" "/dev/nvme0n1 /scratch xfs rw,lazytime 0 0"
 	mkdir -p "$r/sys/fs/cgroup"

@@ -190,7 +190,7 @@ two_node_job() { # two_node_job [SBATCH OPTIONS...] -> prints the nodes
 
 # ------------------------------------------------ newer Slurm (slurm-env)
 
-: "${SLURM_ENV:=$GOLDEN_SRCDIR/contrib/slurm-env}"
+: "${SLURM_ENV:=$GOLDEN_SRCDIR/contrib/env/slurm-env}"
 
 # env_ready SUITE: the Slurm environment exists, else the test is skipped
 # saying so; ENV_VERSION is its Slurm version.

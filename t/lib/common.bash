@@ -35,6 +35,9 @@
 #   GOLDEN_JOB_TIMEOUT  default wait for jobs in seconds (default 60)
 #   GOLDEN_MINICLUSTER  override the path of golden-minicluster
 #   GOLDEN_TEST_USER    the ordinary user jobs run as (default golden-user)
+#   GOLDEN_CLUSTER_CGROUP  1: every cluster with --cgroup (proctrack/cgroup,
+#                       task/cgroup; cgroup/v2 on a unified host), as the
+#                       cgroup v2 VM of contrib/env/slurm-matrix runs them
 
 _golden_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [[ -n ${GOLDEN_SRCDIR:-} ]]; then
@@ -216,8 +219,12 @@ golden_cluster_start() {
     if [[ -z ${GOLDEN_CLUSTER_DIR:-} || -e $GOLDEN_CLUSTER_DIR/etc ]]; then
         golden_cluster_prepare || return 1
     fi
+    local -a cg=()
+    if [[ ${GOLDEN_CLUSTER_CGROUP:-0} == 1 && " $* " != *" --cgroup "* ]]; then
+        cg=(--cgroup)
+    fi
     if ! "$GOLDEN_MINICLUSTER" start "$GOLDEN_CLUSTER_DIR" \
-        --port-base "$GOLDEN_PORT_BASE" "$@" >/dev/null; then
+        --port-base "$GOLDEN_PORT_BASE" "${cg[@]}" "$@" >/dev/null; then
         _golden_err "golden_cluster_start: could not start a cluster in $GOLDEN_CLUSTER_DIR (port base $GOLDEN_PORT_BASE; set GOLDEN_PORT_BASE if those ports are busy)"
         return 1
     fi
@@ -292,9 +299,17 @@ golden_node_state() {
 }
 
 # golden_node_reason NODE: the node's Reason= text without the trailing
-# "[user@time]"; empty when there is none.
+# "[user@time]"; empty when there is none, or when the node is not drained,
+# down or failed: Slurm 24.11 keeps the last reason on a node that was
+# resumed (IDLE with Reason=...; 22.05 and 26.05 clear it, and no scontrol
+# update clears it on 24.11), and sinfo -R does not list such a node.
 golden_node_reason() {
-    local out line
+    local out line state
+    state=$(golden_node_state "$1") || return 1
+    if [[ ! $state =~ DRAIN|DOWN|FAIL ]]; then
+        printf '\n'
+        return 0
+    fi
     out=$(scontrol show node "$1" 2>/dev/null) || return 1
     while IFS= read -r line; do
         line=${line#"${line%%[![:space:]]*}"}

@@ -67,6 +67,13 @@ int main(void)
 	ok(!golden_reason_is_ours("admin: bios update"), "admin's reason is not ours");
 	ok(!golden_reason_is_ours("Prolog error"), "Slurm's own is not ours");
 	ok(!golden_reason_is_ours("[golden]x forged prefix"), "marker must end our text");
+	/* Slurm 24.11 keeps a resumed node's reason and appends its own to it. */
+	ok(!golden_reason_is_ours("gpu0 xid79 offbus; reboot [golden] : Not responding"),
+	   "Slurm's text after the marker: not ours");
+	ok(!golden_reason_is_ours(
+	       "gpu0 xid79 offbus; reboot [golden] : Not responding [root@2026-12-03T15:44:27]"),
+	   "Slurm's text after the marker, with [user@time]: not ours");
+	ok(!golden_reason_is_ours("admin: [golden] was wrong here"), "marker mid-text: not ours");
 	ok(!golden_reason_is_ours(NULL), "no reason");
 
 	golden_node_state_parse(

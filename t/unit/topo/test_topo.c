@@ -9,6 +9,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <hwloc.h>
+
 #include "t/unit/tap.h"
 #include "topo/topo.h"
 
@@ -853,9 +855,16 @@ static void test_errors(const char *tmp)
 	snprintf(path, sizeof(path), "%s/v3.xml", tmp);
 	derive("power8gpudistances.xml", path, "<topology version=\"2.0\">",
 	       "<topology version=\"3.0\">");
+#if HWLOC_API_VERSION >= 0x00020c00
+	/* hwloc 2.12 (Debian 13's; 26.05's matrix environment has 2.15)
+	 * imports 3.0 exports: the same file is a topology there. */
+	ok(load_xml(path, tmp, &err) == 0, "hwloc 3.x export: hwloc >= 2.12 reads it %s", err.msg);
+	ok(topo->ngpus == 4, "hwloc 3.x export: its 4 GPUs");
+#else
 	ok(load_xml(path, tmp, &err) == -1, "hwloc 3.x export: -1");
 	ok(strstr(err.msg, "hwloc says:") && strstr(err.msg, "version 3.0"),
 	   "hwloc 3.x export: hwloc's own reason: %s", err.msg);
+#endif
 	unlink(path);
 
 	/* A malformed export that crashes libhwloc itself (its XML importer
@@ -888,9 +897,13 @@ static void test_errors(const char *tmp)
 			rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_STACK, &rl);
 		ok(load_xml(path, tmp, &err) == -1, "XML that crashes hwloc: -1, and we are alive");
-		/* signal 11, or the exit status of ASan's SEGV handler */
-		ok(strstr(err.msg, "hwloc crashed (") && strstr(err.msg, path),
-		   "it says hwloc crashed on that file: %s", err.msg);
+		/* signal 11, or the exit status of ASan's SEGV handler. Where hwloc
+		 * reads XML without crashing on it (Debian 13's libxml2 stops at
+		 * depth 256; forky's hwloc 2.15 without libxml2 rejects the first
+		 * Group), hwloc's own reason, naming the file. */
+		ok((strstr(err.msg, "hwloc crashed (") || strstr(err.msg, "hwloc says:")) &&
+		       strstr(err.msg, "deep.xml"),
+		   "it says hwloc crashed on that file, or why hwloc refused it: %s", err.msg);
 		setrlimit(RLIMIT_STACK, &old);
 	}
 	unlink(path);
