@@ -137,8 +137,10 @@ static const char *iso(long long t, char *buf, size_t len)
 static char *query_events(const char *scontrol, long long since, long long until)
 {
 	char sacctmgr[PATH_MAX], start[64], end[64], a[40], b[40];
-	char *argv[] = {sacctmgr, "-n",  "-P", "show", "event", "event=node", start, end,
-	                "format=nodename,start,end,state,user,reason", NULL};
+	char *argv[] = {sacctmgr, "-n",    "-P",
+	                "show",   "event", "event=node",
+	                start,    end,     "format=nodename,start,end,state,user,reason",
+	                NULL};
 	char *out = malloc(EVENTS_MAX);
 	int rc;
 
@@ -199,8 +201,8 @@ static int fleet_from_sinfo(const char *scontrol, const char *filter, struct gol
 
 /* The drills of every node of the fleet whose state directory this host
  * can read (all of them on a test host; none on a head node). */
-static struct golden_drill *load_drills(const struct golden_conf *conf, const struct golden_hostlist *ns,
-                                        size_t *n)
+static struct golden_drill *load_drills(const struct golden_conf *conf,
+                                        const struct golden_hostlist *ns, size_t *n)
 {
 	struct golden_drills *ds = malloc(sizeof(*ds));
 	struct golden_drill *all = NULL;
@@ -211,7 +213,8 @@ static struct golden_drill *load_drills(const struct golden_conf *conf, const st
 		char dir[PATH_MAX];
 		struct golden_err err = {{0}};
 
-		if (golden_nodename_expand(conf->state_dir, ns->names[i], dir, sizeof(dir), &err) < 0 ||
+		if (golden_nodename_expand(conf->state_dir, ns->names[i], dir, sizeof(dir), &err) <
+		        0 ||
 		    golden_drills_load(dir, ds) < 0)
 			continue;
 		for (int k = 0; k < ds->n; k++) {
@@ -236,11 +239,11 @@ static struct golden_drill *load_drills(const struct golden_conf *conf, const st
 static int parse_opts(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option longopts[] = {
-	    {"config", required_argument, NULL, 'c'},  {"since", required_argument, NULL, 's'},
-	    {"until", required_argument, NULL, 'u'},   {"nodes", required_argument, NULL, 'n'},
-	    {"format", required_argument, NULL, 'f'},  {"plot", required_argument, NULL, 'p'},
-	    {"events", required_argument, NULL, 'e'},  {"cluster", required_argument, NULL, 'C'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	    {"config", required_argument, NULL, 'c'}, {"since", required_argument, NULL, 's'},
+	    {"until", required_argument, NULL, 'u'},  {"nodes", required_argument, NULL, 'n'},
+	    {"format", required_argument, NULL, 'f'}, {"plot", required_argument, NULL, 'p'},
+	    {"events", required_argument, NULL, 'e'}, {"cluster", required_argument, NULL, 'C'},
+	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
 	int c;
 
 	optind = 1;
@@ -313,14 +316,18 @@ int cmd_report(int argc, char **argv)
 	    golden_node_load_conf("golden report", o.config, NULL, conf, NULL) < 0)
 		goto out;
 	if (o.until ? parse_date(o.until, now, &until) < 0 : (until = now, 0)) {
-		cli_error("report", "--until %s: expected YYYY-MM-DD[THH:MM[:SS]], @EPOCH, now, "
-		                    "or Nd/Nh ago", o.until);
+		cli_error("report",
+		          "--until %s: expected YYYY-MM-DD[THH:MM[:SS]], @EPOCH, now, "
+		          "or Nd/Nh ago",
+		          o.until);
 		goto out;
 	}
 	if (o.since ? parse_date(o.since, now, &since) < 0
 	            : (since = until - DEFAULT_DAYS * 86400LL, 0)) {
-		cli_error("report", "--since %s: expected YYYY-MM-DD[THH:MM[:SS]], @EPOCH, now, "
-		                    "or Nd/Nh ago", o.since);
+		cli_error("report",
+		          "--since %s: expected YYYY-MM-DD[THH:MM[:SS]], @EPOCH, now, "
+		          "or Nd/Nh ago",
+		          o.since);
 		goto out;
 	}
 	if (since >= until) {
@@ -362,14 +369,9 @@ int cmd_report(int argc, char **argv)
 	}
 	drills = load_drills(conf, &fleet, &ndrills);
 	{
-		struct golden_fleet_input in = {since,
-		                                until,
-		                                &conf->fleet,
-		                                (const char *const *)fleet.names,
-		                                fleet.n,
-		                                &evs,
-		                                drills,
-		                                ndrills};
+		struct golden_fleet_input in = {
+		    since,   until, &conf->fleet, (const char *const *)fleet.names,
+		    fleet.n, &evs,  drills,       ndrills};
 
 		if (golden_fleet_compute(&in, &rep, &err) < 0) {
 			cli_error("report", "%s", err.msg);

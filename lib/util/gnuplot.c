@@ -23,19 +23,30 @@ enum golden_gnuplot_format golden_gnuplot_format(const char *path)
 	return GOLDEN_GNUPLOT_NONE;
 }
 
+/* name on PATH (absolute entries only: a relative one would depend on the
+ * cwd), or name itself when it holds a '/' (then it must be absolute). */
 static int which(const char *name, char *buf, size_t len)
 {
 	const char *path = getenv("PATH");
-	char dirs[4096], *save = NULL;
 
-	if (golden_strlcpy(dirs, path && *path ? path : "/usr/local/bin:/usr/bin:/bin",
-	                   sizeof(dirs)) < 0)
-		return -1;
-	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		if (d[0] != '/')
-			continue; /* a relative PATH entry would depend on the cwd */
-		if (snprintf(buf, len, "%s/%s", d, name) < (int)len && access(buf, X_OK) == 0)
-			return 0;
+	if (strchr(name, '/'))
+		return name[0] == '/' && golden_strlcpy(buf, name, len) == 0 &&
+		               access(buf, X_OK) == 0
+		           ? 0
+		           : -1;
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		if (n && path[0] == '/' && n + strlen(name) + 2 <= len) {
+			snprintf(buf, len, "%.*s/%s", (int)n, path, name);
+			if (access(buf, X_OK) == 0)
+				return 0;
+		}
+		path += n;
+		if (*path == ':')
+			path++;
 	}
 	return -1;
 }
@@ -45,9 +56,9 @@ int golden_gnuplot_find(const char *hint, char *buf, size_t len)
 	const char *env = getenv("GOLDEN_GNUPLOT");
 
 	if (hint && hint[0])
-		return hint[0] == '/' && golden_strlcpy(buf, hint, len) == 0 ? 0 : -1;
-	if (env && env[0] == '/')
-		return golden_strlcpy(buf, env, len) == 0 ? 0 : -1;
+		return which(hint, buf, len);
+	if (env && env[0])
+		return env[0] == '/' ? which(env, buf, len) : -1;
 	return which("gnuplot", buf, len);
 }
 
@@ -80,11 +91,12 @@ int golden_gnuplot_run(const char *hint, const char *script, struct golden_err *
 	int rc;
 
 	if (golden_gnuplot_find(hint, gp, sizeof(gp)) < 0)
-		return golden_err_set(err,
-		                      "gnuplot not found (install it: apt-get install "
-		                      "--no-install-recommends gnuplot-nox, or set GOLDEN_GNUPLOT); "
-		                      "the data and script are written: gnuplot %s draws them",
-		                      script);
+		return golden_err_set(
+		    err,
+		    "gnuplot not found (install it: apt-get install "
+		    "--no-install-recommends gnuplot-nox, or set GOLDEN_GNUPLOT); "
+		    "the data and script are written: gnuplot %s draws them",
+		    script);
 	argv[0] = gp;
 	argv[1] = (char *)script;
 	argv[2] = NULL;

@@ -2,7 +2,8 @@
  * script are files written next to the picture (PATH.dat, PATH.gp), and
  * gnuplot runs as a child with argv {gnuplot, PATH.gp} under a deadline. No
  * shell, nothing a user typed inside the script but quoted text. Without
- * gnuplot the files are still there and the error says how to get it. */
+ * gnuplot the files are still there and the error says how to get it.
+ * Shared by the sweep plot (sweep/plot.c) and the fleet report's (fleet/plot.c). */
 #ifndef GOLDEN_UTIL_GNUPLOT_H
 #define GOLDEN_UTIL_GNUPLOT_H
 
@@ -18,8 +19,9 @@ enum golden_gnuplot_format { GOLDEN_GNUPLOT_NONE, GOLDEN_GNUPLOT_SVG, GOLDEN_GNU
 /* From the picture's file name: .svg or .png (any case), else NONE. */
 enum golden_gnuplot_format golden_gnuplot_format(const char *path);
 
-/* gnuplot: hint, else $GOLDEN_GNUPLOT, else the first `gnuplot` on PATH.
- * Returns 0, or -1 when there is none. */
+/* gnuplot: hint (a name looked up on PATH, or an absolute path), else
+ * $GOLDEN_GNUPLOT (absolute only), else the first `gnuplot` on PATH; it must
+ * be executable. Returns 0, or -1 when there is none. */
 int golden_gnuplot_find(const char *hint, char *buf, size_t len);
 
 /* Can this path be written into a gnuplot string ('...')? Printable ASCII
