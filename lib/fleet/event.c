@@ -172,7 +172,8 @@ int golden_events_parse(const char *text, struct golden_events *evs, struct gold
 				struct golden_event *ev = realloc(evs->ev, cap * sizeof(*ev));
 
 				if (!ev)
-					return golden_err_set(err, "out of memory for %zu events", cap);
+					return golden_err_set(err, "out of memory for %zu events",
+					                      cap);
 				evs->ev = ev;
 				evs->cap = cap;
 			}

@@ -316,7 +316,8 @@ static int walk_events(const struct golden_fleet_input *in, struct golden_fleet_
 
 	memset(by_owner, 0, sizeof(by_owner));
 	for (size_t k = 0; k <= in->events->n && rc == 0; k++) {
-		const struct golden_event *ev = k < in->events->n ? &in->events->ev[order[k]] : NULL;
+		const struct golden_event *ev =
+		    k < in->events->n ? &in->events->ev[order[k]] : NULL;
 		long idx = ev ? node_index(rep, ev->node) : -1;
 		long long end;
 
@@ -388,8 +389,8 @@ static int cmp_repeat_base_faults(const struct golden_fleet_report *rep, size_t 
 static void sort_repeat(struct golden_fleet_report *rep)
 {
 	for (size_t i = 1; i < rep->nrepeat; i++)
-		for (size_t j = i; j > 0 && cmp_repeat_base_faults(rep, rep->repeat[j - 1],
-		                                                   rep->repeat[j]) > 0;
+		for (size_t j = i;
+		     j > 0 && cmp_repeat_base_faults(rep, rep->repeat[j - 1], rep->repeat[j]) > 0;
 		     j--) {
 			size_t t = rep->repeat[j];
 
@@ -463,8 +464,9 @@ int golden_fleet_compute(const struct golden_fleet_input *in, struct golden_flee
 		rep->availability =
 		    100.0 * (1.0 - (double)rep->down_s / ((double)w * (double)rep->nnodes));
 	for (size_t b = 0; b < rep->nbins; b++) {
-		long long len = rep->bins[b].t + rep->bin_s > rep->until ? rep->until - rep->bins[b].t
-		                                                          : rep->bin_s;
+		long long len = rep->bins[b].t + rep->bin_s > rep->until
+		                    ? rep->until - rep->bins[b].t
+		                    : rep->bin_s;
 
 		rep->bins[b].availability =
 		    rep->nnodes && len > 0

@@ -45,8 +45,8 @@ struct golden_fleet_count {
 };
 
 struct golden_fleet_returns {
-	int n;           /* drains that ended */
-	double mean_s;   /* 0 when n == 0 */
+	int n;         /* drains that ended */
+	double mean_s; /* 0 when n == 0 */
 	double p90_s;
 };
 
@@ -81,7 +81,7 @@ struct golden_fleet_report {
 	int faults, drills_drains, open;
 	long long down_s;
 	double availability;
-	struct golden_fleet_returns ret;                 /* every drain that ended */
+	struct golden_fleet_returns ret; /* every drain that ended */
 	struct golden_fleet_returns ret_by[GOLDEN_OWNER_N];
 	int nclass, ncheck;
 	struct golden_fleet_count by_class[GOLDEN_FLEET_COUNTS]; /* golden's, most first */

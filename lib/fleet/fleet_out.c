@@ -53,7 +53,8 @@ void golden_fleet_drill_line(const struct golden_drill *d, char *buf, size_t len
 static void put_owner_counts(FILE *out, const int *n)
 {
 	for (int o = 0; o < GOLDEN_OWNER_N; o++)
-		fprintf(out, "%s%s %d", o ? ", " : "", golden_owner_name((enum golden_owner)o), n[o]);
+		fprintf(out, "%s%s %d", o ? ", " : "", golden_owner_name((enum golden_owner)o),
+		        n[o]);
 }
 
 static void put_counts(FILE *out, const struct golden_fleet_count *c, int n)
@@ -92,8 +93,7 @@ static void put_least(const struct golden_fleet_report *rep, FILE *out)
 	free(v);
 }
 
-void golden_fleet_print_text(const struct golden_fleet_report *rep, const char *cluster,
-                             FILE *out)
+void golden_fleet_print_text(const struct golden_fleet_report *rep, const char *cluster, FILE *out)
 {
 	char a[32], b[32], d1[40], d2[40];
 	int total = 0;
@@ -101,17 +101,20 @@ void golden_fleet_print_text(const struct golden_fleet_report *rep, const char *
 
 	for (int o = 0; o < GOLDEN_OWNER_N; o++)
 		total += rep->drains[o];
-	fprintf(out, "golden report%s%s: %s - %s (%s), %zu node%s\n", cluster[0] ? ": cluster " : "",
-	        cluster, when(rep->since, d1, sizeof(d1)), when(rep->until, d2, sizeof(d2)),
-	        golden_fleet_duration((double)(rep->until - rep->since), a, sizeof(a)),
-	        rep->nnodes, rep->nnodes == 1 ? "" : "s");
-	fprintf(out, "availability    %.3f%%  down %s of %s node-time (counted: ", rep->availability,
+	fprintf(out, "golden report%s%s: %s - %s (%s), %zu node%s\n",
+	        cluster[0] ? ": cluster " : "", cluster, when(rep->since, d1, sizeof(d1)),
+	        when(rep->until, d2, sizeof(d2)),
+	        golden_fleet_duration((double)(rep->until - rep->since), a, sizeof(a)), rep->nnodes,
+	        rep->nnodes == 1 ? "" : "s");
+	fprintf(out,
+	        "availability    %.3f%%  down %s of %s node-time (counted: ", rep->availability,
 	        golden_fleet_duration((double)rep->down_s, a, sizeof(a)),
 	        golden_fleet_duration((double)(rep->until - rep->since) * (double)rep->nnodes, b,
 	                              sizeof(b)));
 	for (int o = 0; o < GOLDEN_OWNER_N; o++)
 		if (rep->downtime_owner[o]) {
-			fprintf(out, "%s%s", any ? ", " : "", golden_owner_name((enum golden_owner)o));
+			fprintf(out, "%s%s", any ? ", " : "",
+			        golden_owner_name((enum golden_owner)o));
 			any = true;
 		}
 	fprintf(out, "%s drains)\n", any ? "" : "no");
@@ -122,9 +125,10 @@ void golden_fleet_print_text(const struct golden_fleet_report *rep, const char *
 	        golden_fleet_duration(rep->ret.mean_s, a, sizeof(a)),
 	        golden_fleet_duration(rep->ret.p90_s, b, sizeof(b)), rep->ret.n);
 	if (rep->ret_by[GOLDEN_OWNER_GOLDEN].n)
-		fprintf(out, "; golden's: mean %s, p90 %s",
-		        golden_fleet_duration(rep->ret_by[GOLDEN_OWNER_GOLDEN].mean_s, a, sizeof(a)),
-		        golden_fleet_duration(rep->ret_by[GOLDEN_OWNER_GOLDEN].p90_s, b, sizeof(b)));
+		fprintf(
+		    out, "; golden's: mean %s, p90 %s",
+		    golden_fleet_duration(rep->ret_by[GOLDEN_OWNER_GOLDEN].mean_s, a, sizeof(a)),
+		    golden_fleet_duration(rep->ret_by[GOLDEN_OWNER_GOLDEN].p90_s, b, sizeof(b)));
 	fprintf(out, "\ngolden by class ");
 	put_counts(out, rep->by_class, rep->nclass);
 	fprintf(out, "\ngolden by check ");
@@ -214,18 +218,20 @@ struct json_object *golden_fleet_drill_json(const struct golden_drill *d)
 	json_object_object_add(o, "fault", json_object_new_string(golden_drill_kind_name(d->kind)));
 	json_object_object_add(o, "what", json_object_new_string(d->what));
 	json_object_object_add(o, "check", json_object_new_string(d->check));
-	json_object_object_add(o, "return", json_object_new_string(d->return_auto ? "auto" : "manual"));
-	json_object_object_add(o, "state", json_object_new_string(golden_drill_state_name(d->state)));
+	json_object_object_add(o, "return",
+	                       json_object_new_string(d->return_auto ? "auto" : "manual"));
+	json_object_object_add(o, "state",
+	                       json_object_new_string(golden_drill_state_name(d->state)));
 	json_object_object_add(o, "injected_ms", json_object_new_int64(d->injected_ms));
 	put_ms(o, "detect_ms", golden_drill_detect_ms(d));
 	put_ms(o, "drain_ms", golden_drill_drain_ms(d));
 	put_ms(o, "return_ms", golden_drill_return_ms(d));
 	json_object_object_add(o, "drained", json_object_new_boolean(d->drained_ms > 0));
 	json_object_object_add(o, "reason", json_object_new_string(d->reason));
-	json_object_object_add(o, "job_kept", d->job_kept < 0 ? NULL
-	                                                      : json_object_new_boolean(d->job_kept));
-	json_object_object_add(o, "probe_refused", d->probe < 0 ? NULL
-	                                                        : json_object_new_boolean(d->probe));
+	json_object_object_add(o, "job_kept",
+	                       d->job_kept < 0 ? NULL : json_object_new_boolean(d->job_kept));
+	json_object_object_add(o, "probe_refused",
+	                       d->probe < 0 ? NULL : json_object_new_boolean(d->probe));
 	json_object_object_add(o, "passed", json_object_new_boolean(d->passed));
 	json_object_object_add(o, "verdict", json_object_new_string(d->verdict));
 	return o;
@@ -269,7 +275,8 @@ struct json_object *golden_fleet_json(const struct golden_fleet_report *rep, con
 		struct json_object *j = json_object_new_object();
 
 		json_object_object_add(j, "node", json_object_new_string(n->name));
-		json_object_object_add(j, "availability_pct", json_object_new_double(n->availability));
+		json_object_object_add(j, "availability_pct",
+		                       json_object_new_double(n->availability));
 		json_object_object_add(j, "down_s", json_object_new_int64(n->down_s));
 		json_object_object_add(j, "drains", owners_json(n->drains));
 		json_object_object_add(j, "fault_drains", json_object_new_int(n->faults));

@@ -11,8 +11,7 @@
 
 /* cluster: a name for the title ("" none); nodes_shown: how many of the
  * least available nodes the text lists. */
-void golden_fleet_print_text(const struct golden_fleet_report *rep, const char *cluster,
-                             FILE *out);
+void golden_fleet_print_text(const struct golden_fleet_report *rep, const char *cluster, FILE *out);
 void golden_fleet_print_csv(const struct golden_fleet_report *rep, FILE *out);
 /* A new object the caller puts. */
 struct json_object *golden_fleet_json(const struct golden_fleet_report *rep, const char *cluster);

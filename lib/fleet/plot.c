@@ -10,8 +10,7 @@
 #include "util/strutil.h"
 
 /* Owners' colours: golden's drains stand out, an admin's are grey. */
-static const char *const owner_color[GOLDEN_OWNER_N] = {"#d62728", "#7f7f7f", "#1f77b4",
-                                                        "#ff7f0e"};
+static const char *const owner_color[GOLDEN_OWNER_N] = {"#d62728", "#7f7f7f", "#1f77b4", "#ff7f0e"};
 
 void golden_fleet_plot_data(const struct golden_fleet_report *rep, FILE *f)
 {
@@ -54,9 +53,12 @@ void golden_fleet_plot_script(const struct golden_fleet_report *rep, const char 
 	floor_pct = lo >= 99.0 ? 99.0 : lo >= 90.0 ? 90.0 : lo >= 50 ? 50.0 : 0.0;
 	fprintf(f, "# golden report: drawn with gnuplot\n");
 	if (fmt == GOLDEN_GNUPLOT_SVG)
-		fprintf(f, "set terminal svg size 960,640 dynamic font 'sans,11' background '#ffffff'\n");
+		fprintf(
+		    f,
+		    "set terminal svg size 960,640 dynamic font 'sans,11' background '#ffffff'\n");
 	else
-		fprintf(f, "set terminal %s size 960,640 font 'sans,10'\n", cairo ? "pngcairo" : "png");
+		fprintf(f, "set terminal %s size 960,640 font 'sans,10'\n",
+		        cairo ? "pngcairo" : "png");
 	golden_gnuplot_quote(out, q, sizeof(q));
 	fprintf(f, "set output '%s'\n", q);
 	golden_gnuplot_quote(title, t, sizeof(t));
@@ -71,7 +73,9 @@ void golden_fleet_plot_script(const struct golden_fleet_report *rep, const char 
 	        "(%.3f%% overall)'\n",
 	        q, rep->availability);
 	fprintf(f, "set ylabel 'drains per %s'\nset yrange [0:*]\nset style fill solid 0.8\n",
-	        rep->bin_s < 86400 ? "hour" : rep->bin_s == 86400 ? "day" : "bin");
+	        rep->bin_s < 86400    ? "hour"
+	        : rep->bin_s == 86400 ? "day"
+	                              : "bin");
 	{
 		long long w = rep->until - rep->since;
 
@@ -103,8 +107,8 @@ static int write_file(const char *path, const struct golden_fleet_report *rep, c
 	return 0;
 }
 
-int golden_fleet_plot(const struct golden_fleet_report *rep, const char *path,
-                      const char *title, const char *gnuplot, struct golden_err *err)
+int golden_fleet_plot(const struct golden_fleet_report *rep, const char *path, const char *title,
+                      const char *gnuplot, struct golden_err *err)
 {
 	enum golden_gnuplot_format fmt = golden_gnuplot_format(path);
 	char data[PATH_MAX], script[PATH_MAX];
@@ -112,10 +116,11 @@ int golden_fleet_plot(const struct golden_fleet_report *rep, const char *path,
 	if (fmt == GOLDEN_GNUPLOT_NONE)
 		return golden_err_set(err, "%s: expected a file name ending in .svg or .png", path);
 	if (!golden_gnuplot_path_ok(path))
-		return golden_err_set(err,
-		                      "%s: the path has characters gnuplot cannot be given; expected "
-		                      "printable text without quotes or backslashes",
-		                      path);
+		return golden_err_set(
+		    err,
+		    "%s: the path has characters gnuplot cannot be given; expected "
+		    "printable text without quotes or backslashes",
+		    path);
 	if (!rep->nbins)
 		return golden_err_set(err, "%s: nothing to draw (an empty window)", path);
 	if (snprintf(data, sizeof(data), "%s.dat", path) >= (int)sizeof(data) ||

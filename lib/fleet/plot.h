@@ -13,8 +13,8 @@
 
 /* Write PATH.dat and PATH.gp and draw PATH (.svg or .png). gnuplot: NULL
  * for $GOLDEN_GNUPLOT or PATH. Returns 0, or -1 with err set. */
-int golden_fleet_plot(const struct golden_fleet_report *rep, const char *path,
-                      const char *title, const char *gnuplot, struct golden_err *err);
+int golden_fleet_plot(const struct golden_fleet_report *rep, const char *path, const char *title,
+                      const char *gnuplot, struct golden_err *err);
 
 /* The pieces, for tests: one line per bin ("t availability golden admin
  * slurm other", drains stacked), and the script that draws out from data. */

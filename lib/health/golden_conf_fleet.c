@@ -143,33 +143,36 @@ int golden_conf_fleet_apply(struct golden_conf_fleet *f, const char *where, cons
 		d = strtod(v, &end);
 		if (errno || end == v || *end || !(d >= 0 && d <= 1))
 			return golden_err_set(
-			    err, "%s: guard_fraction = %s: expected 0-1 (0.05: 5%% of the partition)",
+			    err,
+			    "%s: guard_fraction = %s: expected 0-1 (0.05: 5%% of the partition)",
 			    where, v);
 		f->guard_fraction = d;
 		return 0;
 	}
 	if (!strcmp(key, "drill_mount")) {
 		if (v[0] != '/' || golden_strlcpy(f->drill_mount, v, sizeof(f->drill_mount)) < 0)
-			return golden_err_set(err, "%s: drill_mount = %s: expected an absolute path",
-			                      where, v);
+			return golden_err_set(
+			    err, "%s: drill_mount = %s: expected an absolute path", where, v);
 		return 0;
 	}
 	if (!strcmp(key, "report_downtime")) {
 		if (parse_owners(f->report_down, v) < 0)
-			return golden_err_set(err,
-			                      "%s: report_downtime = %s: expected a comma-separated "
-			                      "list of golden, admin, slurm, other (or none)",
-			                      where, v);
+			return golden_err_set(
+			    err,
+			    "%s: report_downtime = %s: expected a comma-separated "
+			    "list of golden, admin, slurm, other (or none)",
+			    where, v);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(list_keys) / sizeof(list_keys[0]); i++)
 		if (!strcmp(key, list_keys[i])) {
 			if (add_glob(lists[i], v) < 0)
-				return golden_err_set(err,
-				                      "%s: %s = %s: expected a glob of printable text "
-				                      "(at most %d per node, %d characters)",
-				                      where, key, v, GOLDEN_CONF_REASON_GLOBS,
-				                      GOLDEN_CONF_GLOB_LEN - 1);
+				return golden_err_set(
+				    err,
+				    "%s: %s = %s: expected a glob of printable text "
+				    "(at most %d per node, %d characters)",
+				    where, key, v, GOLDEN_CONF_REASON_GLOBS,
+				    GOLDEN_CONF_GLOB_LEN - 1);
 			return 0;
 		}
 	return golden_err_set(err,

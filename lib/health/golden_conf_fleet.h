@@ -15,8 +15,13 @@
 #define GOLDEN_CONF_GLOB_LEN     96
 
 /* Owners of a drain, as the report and the downtime definition name them. */
-enum golden_owner { GOLDEN_OWNER_GOLDEN, GOLDEN_OWNER_ADMIN, GOLDEN_OWNER_SLURM, GOLDEN_OWNER_OTHER,
-	            GOLDEN_OWNER_N };
+enum golden_owner {
+	GOLDEN_OWNER_GOLDEN,
+	GOLDEN_OWNER_ADMIN,
+	GOLDEN_OWNER_SLURM,
+	GOLDEN_OWNER_OTHER,
+	GOLDEN_OWNER_N
+};
 
 struct golden_conf_globs {
 	int n;
@@ -30,18 +35,18 @@ struct golden_conf_fleet {
 	double guard_fraction; /* guard_fraction = 0.05 of the partition */
 	int guard_window_s;    /* guard_window = 900: drains newer than this count */
 	/* drills: targets a drill passes, how long it waits */
-	int drill_detect_ms;         /* drill_detect_ms = 2000 */
-	int drill_drain_ms;          /* drill_drain_ms = 5000 */
-	int drill_return_s;          /* drill_return_s = 600 */
-	int drill_timeout_s;         /* drill_timeout = 600 */
-	char drill_mount[PATH_MAX];  /* drill_mount = DIR: where mount-hang mounts */
+	int drill_detect_ms;        /* drill_detect_ms = 2000 */
+	int drill_drain_ms;         /* drill_drain_ms = 5000 */
+	int drill_return_s;         /* drill_return_s = 600 */
+	int drill_timeout_s;        /* drill_timeout = 600 */
+	char drill_mount[PATH_MAX]; /* drill_mount = DIR: where mount-hang mounts */
 	/* report: which drains count as downtime, and who owns a reason */
-	bool report_down[GOLDEN_OWNER_N];     /* report_downtime = golden,slurm,other */
-	struct golden_conf_globs count;       /* report_count_reason = GLOB */
-	struct golden_conf_globs ignore;      /* report_ignore_reason = GLOB */
-	struct golden_conf_globs slurm;       /* report_slurm_reason = GLOB */
-	struct golden_conf_globs other;       /* report_other_reason = GLOB */
-	int report_repeat;                    /* report_repeat = 3 */
+	bool report_down[GOLDEN_OWNER_N]; /* report_downtime = golden,slurm,other */
+	struct golden_conf_globs count;   /* report_count_reason = GLOB */
+	struct golden_conf_globs ignore;  /* report_ignore_reason = GLOB */
+	struct golden_conf_globs slurm;   /* report_slurm_reason = GLOB */
+	struct golden_conf_globs other;   /* report_other_reason = GLOB */
+	int report_repeat;                /* report_repeat = 3 */
 };
 
 void golden_conf_fleet_init(struct golden_conf_fleet *f);

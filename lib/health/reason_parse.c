@@ -94,8 +94,8 @@ void golden_reason_parse(const char *reason, struct golden_reason_info *info)
 	golden_strlcpy(info->code, body + skip, sizeof(info->code));
 	golden_strlcpy(info->cls, class_of_action(info->action, info->flapping), sizeof(info->cls));
 	golden_reason_check_of(info->code, info->check, sizeof(info->check));
-	snprintf(info->component, sizeof(info->component), "%.*s",
-	         (int)strcspn(info->code, " "), info->code);
+	snprintf(info->component, sizeof(info->component), "%.*s", (int)strcspn(info->code, " "),
+	         info->code);
 }
 
 /* "gpu3", "gpu?" */
@@ -158,7 +158,8 @@ static const char *check_of(const char *code, char *hc, size_t hclen)
 	if (!n)
 		return "";
 	/* The runner's own codes name the check: "hc mounts timeout". */
-	if (!strcmp(t[0], "hc") && n >= 3 && (!strcmp(t[2], "timeout") || !strcmp(t[2], "crashed"))) {
+	if (!strcmp(t[0], "hc") && n >= 3 &&
+	    (!strcmp(t[2], "timeout") || !strcmp(t[2], "crashed"))) {
 		if (!golden_is_safe_name(t[1], hclen - 1))
 			return "";
 		golden_strlcpy(hc, t[1], hclen);

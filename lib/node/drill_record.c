@@ -230,7 +230,8 @@ struct golden_drill *golden_drills_running(struct golden_drills *ds)
 		/* Its program died (killed, node rebooted): over, unfinished. */
 		if (d->pid <= 0 || (kill((pid_t)d->pid, 0) < 0 && errno == ESRCH)) {
 			d->state = GOLDEN_DRILL_ABANDONED;
-			golden_strlcpy(d->verdict, "abandoned: the drill program ended before the drill",
+			golden_strlcpy(d->verdict,
+			               "abandoned: the drill program ended before the drill",
 			               sizeof(d->verdict));
 			continue;
 		}

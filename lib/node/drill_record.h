@@ -24,8 +24,8 @@
 
 enum golden_drill_kind { GOLDEN_DRILL_XID, GOLDEN_DRILL_RAIL, GOLDEN_DRILL_MOUNT };
 enum golden_drill_state {
-	GOLDEN_DRILL_RUNNING, /* injected, being observed */
-	GOLDEN_DRILL_DONE,    /* observed to the end: result says how it went */
+	GOLDEN_DRILL_RUNNING,  /* injected, being observed */
+	GOLDEN_DRILL_DONE,     /* observed to the end: result says how it went */
 	GOLDEN_DRILL_ABANDONED /* the drill program went away before the end */
 };
 
@@ -47,10 +47,10 @@ struct golden_drill {
 	long long injected_ms, detected_ms, drained_ms, returned_ms, ended_ms;
 	/* the drain golden decided for it, as Slurm shows it */
 	char reason[160];
-	int job_kept;    /* a job running at injection still ran after the drain:
-	                    1 yes, 0 no, -1 no job was running */
-	int probe;       /* a job asking for the node after the drain: 1 refused,
-	                    0 it ran there, -1 not tried */
+	int job_kept; /* a job running at injection still ran after the drain:
+	                 1 yes, 0 no, -1 no job was running */
+	int probe;    /* a job asking for the node after the drain: 1 refused,
+	                 0 it ran there, -1 not tried */
 	bool passed;
 	char verdict[256]; /* "pass", or what failed, in words */
 };

@@ -64,8 +64,8 @@ int main(void)
 	free(text);
 	golden_events_free(&evs);
 
-	ok(golden_event_parse_line("n7|1796321990|1796322990|DRAIN|alice(1001)|rma | ticket 42", &ev) ==
-	       0,
+	ok(golden_event_parse_line("n7|1796321990|1796322990|DRAIN|alice(1001)|rma | ticket 42",
+	                           &ev) == 0,
 	   "a reason with '|' in it");
 	is(ev.reason, "rma | ticket 42", "the reason keeps everything after the fifth '|'");
 	ok(golden_event_parse_line("|1796321987|Unknown|||Cluster Registered TRES", &ev) < 0,
@@ -97,8 +97,9 @@ int main(void)
 	       GOLDEN_OWNER_OTHER, "NHC");
 	is_int(golden_event_owner("k8s: cordon: node-problem", &conf.fleet), GOLDEN_OWNER_OTHER,
 	       "CoreWeave's k8s: prefix");
-	is_int(golden_event_owner("gpu0 xid79 offbus; reboot [golden] - checked by bob", &conf.fleet),
-	       GOLDEN_OWNER_ADMIN, "golden's text an admin added to is the admin's");
+	is_int(
+	    golden_event_owner("gpu0 xid79 offbus; reboot [golden] - checked by bob", &conf.fleet),
+	    GOLDEN_OWNER_ADMIN, "golden's text an admin added to is the admin's");
 	is_int(golden_event_owner("flap 3x24h mlx5_1 p1 down; admin [golden]", &conf.fleet),
 	       GOLDEN_OWNER_GOLDEN, "golden's flapping drain");
 	golden_strlcpy(conf.fleet.other.glob[0], "DCGM*", sizeof(conf.fleet.other.glob[0]));

@@ -16,11 +16,10 @@
 #include "util/strutil.h"
 #include "t/unit/tap.h"
 
-#define S 1000000LL /* since */
+#define S   1000000LL /* since */
 #define DAY 86400LL
 
-static struct golden_event ev(const char *node, long long start, long long end,
-                              const char *reason)
+static struct golden_event ev(const char *node, long long start, long long end, const char *reason)
 {
 	struct golden_event e;
 
@@ -120,7 +119,8 @@ int main(void)
 	is(r.nodes[0].name, "n1", "first n1");
 	is_int((long)r.events_outside, 1, "n9 is outside the fleet");
 
-	is_int((long)n1->down_s, 1800 + 600 + (DAY - 10000), "n1: two returned drains and one open");
+	is_int((long)n1->down_s, 1800 + 600 + (DAY - 10000),
+	       "n1: two returned drains and one open");
 	is_int(n1->drains[GOLDEN_OWNER_GOLDEN], 3, "n1: three golden drains");
 	is_int(n1->faults, 3, "all faults");
 	is_int(n1->open, 1, "one still out");
@@ -133,8 +133,9 @@ int main(void)
 	is_int(n2->drains[GOLDEN_OWNER_SLURM], 0, "the Slurm one began before the window");
 	is_int(n2->faults, 0, "maintenance is no fault");
 
-	is_int((long)n3->down_s, 100 + 100, "n3: NHC's and golden's part; not the drill, not the "
-	                                     "admin's part");
+	is_int((long)n3->down_s, 100 + 100,
+	       "n3: NHC's and golden's part; not the drill, not the "
+	       "admin's part");
 	is_int(n3->drills, 1, "n3: one drill drain");
 	is_int(n3->drains[GOLDEN_OWNER_GOLDEN], 1, "the re-worded drain is golden's");
 	is_int(n3->drains[GOLDEN_OWNER_OTHER], 1, "NHC is another tool");
@@ -153,7 +154,8 @@ int main(void)
 	is_int(r.drains[GOLDEN_OWNER_OTHER], 1, "other 1");
 	is_int(r.faults, 5, "5 faults");
 	is_int(r.ret.n, 5, "5 returned");
-	ok(near(r.ret.mean_s, 1280) && near(r.ret.p90_s, 3600), "mean 1280, p90 3600 (nearest rank)");
+	ok(near(r.ret.mean_s, 1280) && near(r.ret.p90_s, 3600),
+	   "mean 1280, p90 3600 (nearest rank)");
 	is_int(r.ret_by[GOLDEN_OWNER_GOLDEN].n, 3, "golden's returned drains");
 	is_int(r.nclass, 2, "two golden classes");
 	ok(!strcmp(r.by_class[0].name, "reboot") && r.by_class[0].n == 2, "reboot 2");
@@ -175,8 +177,9 @@ int main(void)
 	   "text: drains by owner");
 	ok(out && strstr(out, "golden by check xid 2"), "text: by check");
 	ok(out && strstr(out, "repeat          n1 (3 fault drains, mostly xid)"), "text: repeat");
-	ok(out && strstr(out, "n3 ") && strstr(out, "xid79 gpu0 0001:00:00.0: detect 0.04s, drain "
-	                                             "0.05s, return 1m00s: pass"),
+	ok(out && strstr(out, "n3 ") &&
+	       strstr(out, "xid79 gpu0 0001:00:00.0: detect 0.04s, drain "
+	                   "0.05s, return 1m00s: pass"),
 	   "text: the drill with its times");
 	free(out);
 	out = render(golden_fleet_print_csv, &r);
@@ -225,8 +228,9 @@ int main(void)
 		golden_fleet_compute(&in, &r, &err);
 	}
 	n2 = node(&r, "n2");
-	is_int(n2 ? (long)n2->down_s : -1, 3600, "report_ignore_reason drops Not responding, "
-	                                         "report_count_reason counts the maintenance");
+	is_int(n2 ? (long)n2->down_s : -1, 3600,
+	       "report_ignore_reason drops Not responding, "
+	       "report_count_reason counts the maintenance");
 	golden_fleet_free(&r);
 	memset(conf.fleet.report_down, 0, sizeof(conf.fleet.report_down));
 	conf.fleet.count.n = 0;

@@ -78,7 +78,8 @@ int main(void)
 	is(r.check, "xid", "check");
 	is(r.component, "gpu3", "component");
 
-	golden_reason_parse("mlx5_4 p1 200G<400G +2 more; check [golden] [root@2026-12-03T18:00:01]", &r);
+	golden_reason_parse(
+	    "mlx5_4 p1 200G<400G +2 more; check [golden] [root@2026-12-03T18:00:01]", &r);
 	ok(r.ours, "Slurm's [user@time] suffix does not hide the marker");
 	is_int(r.more, 2, "+2 more");
 	is(r.code, "mlx5_4 p1 200G<400G", "code without the count");
@@ -119,7 +120,8 @@ int main(void)
 	ok(!golden_reason_shared_class("gpu-count", "gpu 7/8 missing", key, sizeof(key)),
 	   "a missing GPU is the node's own");
 	ok(!golden_reason_shared_class("gpu-ecc", "gpu0 ecc-dbe", key, sizeof(key)), "ECC too");
-	ok(!golden_reason_shared_class("wb-stall", "kernel wb-switch stall numa1", key, sizeof(key)),
+	ok(!golden_reason_shared_class("wb-stall", "kernel wb-switch stall numa1", key,
+	                               sizeof(key)),
 	   "the kernel stall (and the storage it starves) is the node's own");
 
 	ok(golden_reason_same_class("mounts /lustre", "mounts /lustre"), "same mount");
