@@ -5,9 +5,9 @@
 #   contrib/install-deps.sh [--stop-services]     (as root)
 #
 # Meant for a build/test machine or a throwaway VM, not a cluster node.
-# Installing slurmd/slurmctld/munge makes Debian start them; the tests run
+# Installing slurmd/slurmctld/slurmdbd/mariadb/munge makes Debian start them; the tests run
 # private instances, so the ones this install started are stopped again. A
-# slurmd, slurmctld or munge that was already running before is somebody's
+# slurmd, slurmctld, slurmdbd, mariadb or munge that was already running before is somebody's
 # (maybe a real cluster's) and is left alone: with --stop-services it is
 # stopped too.
 set -eu
@@ -29,7 +29,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: run as root (it calls apt-get)" >&2
 	exit 1
 fi
-SERVICES="slurmd slurmctld munge"
+SERVICES="slurmd slurmctld slurmdbd mariadb munge"
 is_active() {
 	command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$1" 2>/dev/null
 }
@@ -49,7 +49,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 PKGS="build-essential autoconf automake libtool pkg-config
 	libslurm-dev libhwloc-dev libjson-c-dev hwloc
-	slurm-wlm slurmctld slurmd slurm-client munge
+	slurm-wlm slurmctld slurmd slurm-client munge slurmdbd mariadb-server mariadb-client
 	bats python3 valgrind procps iproute2 util-linux libfuse3-dev fuse3
 	clang libclang-rt-14-dev
 	ibsim-utils infiniband-diags

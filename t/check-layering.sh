@@ -18,6 +18,7 @@ allowed() { # subsystem -> what it may include
 	fabric) echo "util nvml topo fabric" ;;
 	active) echo "util active" ;;
 	sweep) echo "util sweep" ;;
+	fleet) echo "util nvml topo health stall active node fleet" ;;
 	*) echo "" ;;
 	esac
 }

@@ -183,7 +183,7 @@ mgmt_sysroot() {
 	[[ "$output" == *"one of --nodelist LIST or --from LOG"* ]]
 	run "$GOLDEN" bogus
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"expected env, topo, recipe, check, teardown, status, nccl-topo, topology, active or sweep"* ]]
+	[[ "$output" == *"expected env, topo, recipe, check, teardown, status, nccl-topo, topology, active, sweep or report"* ]]
 }
 
 @test "the golden-watch systemd unit verifies and stays hardened (exposure <= 3.0)" {

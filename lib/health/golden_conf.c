@@ -32,6 +32,7 @@ void golden_conf_init(struct golden_conf *conf)
 	conf->active_budget_s = 60;
 	conf->active_validate = true;
 	conf->active_validate_s = 35;
+	golden_conf_fleet_init(&conf->fleet);
 }
 
 static int parse_int(const char *v, int min, int max, int *out)
@@ -280,12 +281,14 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 		}
 		return 0;
 	}
+	if (golden_conf_fleet_key(key))
+		return golden_conf_fleet_apply(&c->fleet, where, key, v, err);
 	return BAD(
 	    "%s: unknown key '%s'; expected gpus, ib_rate, link_layer, efa_count, gpudirect, "
 	    "mount, budget_ms, xid_scope, topology, sysroot, state_dir, log, scontrol, "
 	    "teardown_dir, stall_sample_ms, flap_count, flap_hours, metrics_dir, active, "
 	    "active_budget_s, active_validate, active_validate_s, active_sibling_pct, xid.N, "
-	    "check.NAME, nccl_tests_dir",
+	    "check.NAME, nccl_tests_dir, guard_*, drill_*, report_*",
 	    where, key);
 }
 
@@ -521,7 +524,7 @@ static bool applies(const struct parsed *ps, const struct entry *e)
 /* A key more than one line may give (all of them count). */
 static bool repeatable(const char *key)
 {
-	return !strcmp(key, "mount");
+	return !strcmp(key, "mount") || golden_conf_fleet_repeatable(key);
 }
 
 /* The line whose value the node ends up with for e's key: the last line of
@@ -581,6 +584,7 @@ int golden_conf_load_node(const char *path, bool check_owner, const struct golde
 		snprintf(where, sizeof(where), "%s:%d", path, ps.e[i].line);
 		/* Limits count per node, not across node classes. */
 		scratch->nmounts = scratch->nxid = scratch->nchecks = 0;
+		golden_conf_fleet_reset_lists(&scratch->fleet);
 		rc = apply(scratch, where, ps.e[i].key, ps.e[i].value, err);
 	}
 	if (rc < 0) {
@@ -755,6 +759,7 @@ void golden_conf_print(const struct golden_conf *c, FILE *out)
 	fprintf(out, "metrics_dir = %s\n", c->metrics_dir[0] ? c->metrics_dir : "(off)");
 	if (c->nccl_tests_dir[0])
 		fprintf(out, "nccl_tests_dir = %s\n", c->nccl_tests_dir);
+	golden_conf_fleet_print(&c->fleet, out);
 	for (int i = 0; i < c->nxid; i++)
 		fprintf(out, "xid.%d = %s\n", c->xids[i].xid, xid_policy_text(&c->xids[i]));
 	for (int i = 0; i < c->nchecks; i++) {

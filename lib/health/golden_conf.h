@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "health/check.h"
+#include "health/golden_conf_fleet.h"
 #include "util/errbuf.h"
 
 #define GOLDEN_MAX_MOUNTS          16
@@ -76,6 +77,7 @@ struct golden_conf {
 	/* nccl_tests_dir = DIR: the nccl-tests binaries golden sweep run/locate
 	 * start on every node; "" unset */
 	char nccl_tests_dir[PATH_MAX];
+	struct golden_conf_fleet fleet; /* guard_*, drill_*, report_* (golden_conf_fleet.h) */
 };
 
 void golden_conf_init(struct golden_conf *conf);

@@ -176,6 +176,7 @@ static void load_json(struct json_object *root, struct golden_ledger *l)
 		for (int c = 0; c < GOLDEN_HOLD_NCLASSES; c++)
 			l->resumes[c] = jcount(v, class_names[c]);
 	l->left_foreign = jcount(root, "left_foreign");
+	l->guard_suppressed = jcount(root, "guard_suppressed");
 }
 
 int golden_ledger_load(const char *state_dir, struct golden_ledger *l)
@@ -275,6 +276,8 @@ int golden_ledger_save(const char *state_dir, const struct golden_ledger *l)
 	json_object_object_add(root, "resumes", o);
 	json_object_object_add(root, "left_foreign",
 	                       json_object_new_int64((int64_t)l->left_foreign));
+	json_object_object_add(root, "guard_suppressed",
+	                       json_object_new_int64((int64_t)l->guard_suppressed));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
 	rc = -1;
 	if (golden_mkdir_p(state_dir) == 0 &&

@@ -80,6 +80,7 @@ struct golden_ledger {
 	struct golden_counter drains[GOLDEN_LEDGER_COUNTERS];
 	unsigned long resumes[GOLDEN_HOLD_NCLASSES]; /* resumes by class */
 	unsigned long left_foreign;                  /* failures on nodes someone else drained */
+	unsigned long guard_suppressed; /* drains held back by the blast-radius guard (guard.h) */
 };
 
 const char *golden_hold_class_name(enum golden_hold_class c);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "node/active_run.h"
+#include "node/guard.h"
 #include "node/scontrol.h"
 #include "util/kmsg.h"
 #include "node/metrics.h"
@@ -348,6 +349,35 @@ static void validation_failed(const struct golden_lifecycle *lc, struct golden_l
 	snprintf(res->drain, sizeof(res->drain), "kept drained: validation failed");
 }
 
+/* The blast-radius guard (guard.h): true when this failure's drain is held
+ * back (before) or, after a drain, when this node is past the first
+ * holders and must end its own drain. Recorded in the ledger either way. */
+static bool guard_holds_back(const struct golden_lifecycle *lc, struct golden_ledger *l,
+                             const struct golden_check_outcome *w, bool after, long long now,
+                             struct golden_lifecycle_result *res)
+{
+	struct golden_guard_view v;
+	struct golden_err err = {{0}};
+	char text[224];
+
+	if (golden_guard_check(lc->conf->scontrol, lc->node, &lc->conf->fleet, w->chk->name,
+	                       w->res.code, after, now, &v, &err) != 1)
+		return false;
+	snprintf(text, sizeof(text),
+	         "%.48s: %d other nodes hold golden's drain for %.40s (guard %d of %d nodes): "
+	         "suspected shared cause, %s",
+	         w->res.code, v.holders, v.key, v.threshold, v.partition_nodes,
+	         after ? "drain ended" : "not drained");
+	l->guard_suppressed++;
+	golden_ledger_note(l, now, "guard", "%s", text);
+	snprintf(res->drain, sizeof(res->drain),
+	         "not drained: suspected shared cause (%.40s on %d nodes, guard %d); re-checked "
+	         "next run",
+	         v.key, v.holders, v.threshold);
+	res->guarded = true;
+	return true;
+}
+
 static void on_failure(const struct golden_lifecycle *lc, struct golden_ledger *l,
                        const struct golden_run_report *rep, long long now,
                        struct golden_lifecycle_result *res)
@@ -367,6 +397,21 @@ static void on_failure(const struct golden_lifecycle *lc, struct golden_ledger *
 	    l->hold.applied) {
 		validation_failed(lc, l, w, now, res);
 		return;
+	}
+	/* Held for a possibly shared cause while more nodes than the guard
+	 * allows hold the same: a later holder steps back (re-checked each
+	 * run, so nodes that drained at the same moment settle on the first). */
+	if (l->hold.active && l->hold.applied && guard_holds_back(lc, l, w, true, now, res)) {
+		if (golden_scontrol_resume(conf->scontrol, lc->node, l->hold.reason, &err) ==
+		    GOLDEN_RESUMED) {
+			golden_ledger_note(l, now, "released", "%s: guard: a shared cause",
+			                   l->hold.reason);
+			memset(&l->hold, 0, sizeof(l->hold));
+			res->reason[0] = '\0';
+			return;
+		}
+		res->guarded = false;
+		res->drain[0] = '\0';
 	}
 	golden_lifecycle_flap_key(w->chk->name, w->res.code, key, sizeof(key));
 	golden_strlcpy(reason, plain, sizeof(reason));
@@ -399,10 +444,27 @@ static void on_failure(const struct golden_lifecycle *lc, struct golden_ledger *
 		golden_reason_sanitize(reason);
 		cls = GOLDEN_HOLD_FLAPPING;
 	}
+	/* A failure that may share its cause with many nodes: no new drain
+	 * once enough of the partition holds one for it. */
+	if (!l->hold.active && guard_holds_back(lc, l, w, false, now, res))
+		return;
 	golden_strlcpy(res->reason, reason, sizeof(res->reason));
 	d = golden_scontrol_drain_seen(conf->scontrol, lc->node, reason, &seen, &err);
 	switch (d) {
 	case GOLDEN_DRAINED:
+		/* Nodes that failed together drained together: only the first
+		 * holders keep theirs. */
+		if (!l->hold.active && guard_holds_back(lc, l, w, true, now, res)) {
+			struct golden_err rerr = {{0}};
+
+			if (golden_scontrol_resume(conf->scontrol, lc->node, reason, &rerr) ==
+			    GOLDEN_RESUMED) {
+				res->reason[0] = '\0';
+				return;
+			}
+			res->guarded = false; /* could not end it: hold it as any drain */
+			res->drain[0] = '\0';
+		}
 		if (!l->hold.active || l->hold.applied) {
 			if (l->hold.active)
 				golden_ledger_note(l, now, "released",

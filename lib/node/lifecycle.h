@@ -46,6 +46,7 @@ struct golden_lifecycle_result {
 	char waiting[320];              /* what a held drain waits for, "" none held */
 	bool pending;                   /* a drain is owed (slurmctld did not take it) */
 	bool applied_owed;              /* a pending drain was applied in this run */
+	bool guarded;                   /* the blast-radius guard held the drain back */
 	bool recorded;                  /* the ledger holds what this run decided (saved,
 	                                 * or nothing to save): its faults may be consumed */
 };

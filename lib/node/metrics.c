@@ -156,6 +156,10 @@ int golden_metrics_lifecycle(const char *dir, const char *node, const struct gol
 	one(&b, "slurm_golden_left_alone_total", "counter",
 	    "Failures on a node someone else had drained or downed: not touched.", n,
 	    (double)l->left_foreign, 0);
+	one(&b, "slurm_golden_guard_suppressed_total", "counter",
+	    "Drains the blast-radius guard held back: a suspected shared cause (mounts, IB, "
+	    "bootstrap) already drained enough of the partition.",
+	    n, (double)l->guard_suppressed, 0);
 	family(&b, "slurm_golden_drained", "gauge",
 	       "1 while golden holds a drain of this node, by the class that decides its end.");
 	for (int c = 0; c < GOLDEN_HOLD_NCLASSES; c++)

@@ -10,11 +10,10 @@
 #include <unistd.h>
 
 #include "sweep/plan.h"
-#include "util/child.h"
+#include "util/gnuplot.h"
 #include "util/strutil.h"
 
-#define GNUPLOT_DEADLINE_MS 30000
-#define MAX_SERIES          64
+#define MAX_SERIES 64
 
 /* Colours a reader tells apart (Tableau 10 without its red, which marks dips). */
 static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
@@ -450,13 +449,7 @@ int golden_sweep_plot_script(FILE *f, const struct golden_sweep_set *set,
 
 int golden_sweep_plot_find_gnuplot(const char *hint, char *buf, size_t len)
 {
-	const char *env = getenv("GOLDEN_GNUPLOT");
-
-	if (hint && *hint)
-		return golden_sweep_which(hint, buf, len);
-	if (env && *env)
-		return env[0] == '/' ? golden_sweep_which(env, buf, len) : -1;
-	return golden_sweep_which("gnuplot", buf, len);
+	return golden_gnuplot_find(hint, buf, len);
 }
 
 static int write_file(const char *path, const struct golden_sweep_set *set,
@@ -486,7 +479,6 @@ int golden_sweep_plot(const struct golden_sweep_set *set, const struct golden_sw
 {
 	enum golden_plot_format fmt = golden_sweep_plot_format(path);
 	char data[PATH_MAX], script[PATH_MAX], gp[PATH_MAX];
-	char *argv[3];
 	int rc;
 
 	if (fmt == GOLDEN_PLOT_NONE)
@@ -497,26 +489,15 @@ int golden_sweep_plot(const struct golden_sweep_set *set, const struct golden_sw
 	if (write_file(data, set, res, o, NULL, NULL, fmt, true, false, err) < 0 ||
 	    write_file(script, set, res, o, data, path, fmt, true, true, err) < 0)
 		return -1;
-	if (golden_sweep_plot_find_gnuplot(o ? o->gnuplot : NULL, gp, sizeof(gp)) < 0)
-		return golden_err_set(
-		    err,
-		    "gnuplot not found (install it: apt-get install "
-		    "--no-install-recommends gnuplot-nox, or set GOLDEN_GNUPLOT); the "
-		    "data and script are in %s and %s",
-		    data, script);
-	argv[0] = gp;
-	argv[1] = script;
-	argv[2] = NULL;
-	rc = golden_child_capture(argv, NULL, 0, GNUPLOT_DEADLINE_MS);
-	if (rc != 0 && fmt == GOLDEN_PLOT_PNG) {
+	rc = golden_gnuplot_run(o ? o->gnuplot : NULL, script, err);
+	if (rc != 0 && fmt == GOLDEN_PLOT_PNG &&
+	    golden_gnuplot_find(o ? o->gnuplot : NULL, gp, sizeof(gp)) == 0) {
 		/* A gnuplot built without cairo: its own png terminal. */
 		if (write_file(script, set, res, o, data, path, fmt, false, true, err) < 0)
 			return -1;
-		rc = golden_child_capture(argv, NULL, 0, GNUPLOT_DEADLINE_MS);
+		if (err)
+			memset(err, 0, sizeof(*err));
+		rc = golden_gnuplot_run(o ? o->gnuplot : NULL, script, err);
 	}
-	if (rc != 0)
-		return golden_err_set(
-		    err, "%s %s %s (see its messages above)", gp, script,
-		    rc < 0 ? "did not finish within its deadline or could not start" : "failed");
-	return 0;
+	return rc;
 }
