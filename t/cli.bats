@@ -189,9 +189,14 @@ mgmt_sysroot() {
 @test "the golden-watch systemd unit verifies and stays hardened (exposure <= 3.0)" {
 	command -v systemd-analyze >/dev/null || skip "no systemd-analyze"
 	unit="$BATS_TEST_TMPDIR/golden-watch.service"
+	# Generated with configure's sbindir, never a hard-coded /usr/local.
+	sbindir=$(sed -n 's/^sbindir = //p' "$GOLDEN_BUILDDIR/Makefile")
+	prefix=$(sed -n 's/^prefix = //p' "$GOLDEN_BUILDDIR/Makefile")
+	sbindir=${sbindir/\$\{exec_prefix\}/$prefix}
+	grep -qx "ExecStart=$sbindir/golden-watch" "$GOLDEN_BUILDDIR/contrib/golden-watch.service"
 	# verify wants ExecStart to exist: point it at the build.
 	sed "s|^ExecStart=.*|ExecStart=$GOLDEN_BUILDDIR/watch/golden-watch|" \
-		"$GOLDEN_SRCDIR/contrib/golden-watch.service" >"$unit"
+		"$GOLDEN_BUILDDIR/contrib/golden-watch.service" >"$unit"
 	run systemd-analyze verify --man=no "$unit"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	run systemd-analyze security --offline=yes "$unit"
@@ -200,6 +205,15 @@ mgmt_sysroot() {
 	awk -v l="$level" 'BEGIN { exit !(l <= 3.0) }' || { echo "exposure $level"; false; }
 	grep -qx 'CapabilityBoundingSet=CAP_SYSLOG' "$unit"
 	grep -qx 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' "$unit"
+}
+
+@test "every program says its version" {
+	for p in cli/golden prolog/golden-prolog epilog/golden-epilog watch/golden-watch \
+		healthcheck/golden-healthcheck; do
+		run "$GOLDEN_BUILDDIR/$p" --version
+		[ "$status" -eq 0 ]
+		[[ "$output" == "${p##*/} (slurm-golden) "[0-9]* ]] || { echo "$p: $output"; false; }
+	done
 }
 
 @test "golden-watch and golden status reject bad usage with a usable message" {
