@@ -53,7 +53,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
 	bats python3 valgrind procps iproute2 util-linux libfuse3-dev fuse3
 	clang libclang-rt-14-dev
 	ibsim-utils infiniband-diags
-	gnuplot-nox"
+	gnuplot-nox
+	dpkg-dev debhelper lintian fakeroot rpm debootstrap logrotate groff-base man-db"
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $PKGS >/dev/null
