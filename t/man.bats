@@ -44,7 +44,7 @@ installed_pages() {
 }
 
 @test "golden(1) shows every subcommand golden --help lists" {
-	cmds=$("$GOLDEN_BUILDDIR/cli/golden" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF {print $1}')
+	cmds=$("$GOLDEN_BUILDDIR/cli/golden" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && /^  [a-z]/ {print $1}')
 	[ -n "$cmds" ]
 	for c in $cmds; do
 		grep -q "^\.B golden ${c//-/\\\\-}\b" "$M/golden.1" || { echo "golden $c not in golden.1"; false; }

@@ -138,6 +138,7 @@ expect_deb() {
 	./usr/share/doc/slurm-golden-node/plugstack.conf.example
 	./usr/share/lintian/overrides/slurm-golden-node
 	./usr/share/man/man5/golden.conf.5.gz
+	./usr/share/man/man8/golden-active.8.gz
 	./usr/share/man/man8/golden-epilog.8.gz
 	./usr/share/man/man8/golden-healthcheck.8.gz
 	./usr/share/man/man8/golden-prolog.8.gz
@@ -145,9 +146,12 @@ expect_deb() {
 	EOL
 	cli) cat <<-EOL ;;
 	./usr/bin/golden
+	./usr/lib/systemd/system/golden-active-submit.service
+	./usr/lib/systemd/system/golden-active-submit.timer
 	./usr/share/bash-completion/completions/golden
 	./usr/share/doc/slurm-golden-cli/changelog.gz
 	./usr/share/doc/slurm-golden-cli/copyright
+	./usr/share/lintian/overrides/slurm-golden-cli
 	./usr/share/man/man1/golden.1.gz
 	EOL
 	recipes)
@@ -222,6 +226,10 @@ check_no_build_tree() {
 	unit=$x/usr/lib/systemd/system/golden-watch.service
 	[ -f "$unit" ] || unit=$x/lib/systemd/system/golden-watch.service
 	grep -qx 'ExecStart=/usr/sbin/golden-watch' "$unit"
+	dpkg-deb -x "$B"/pkg/deb/slurm-golden-cli_*.deb "$x"
+	grep -qx 'ExecStart=/usr/bin/golden active submit --partition scavenger --max-age 24h' \
+		"${unit%/*}/golden-active-submit.service"
+	[ -f "${unit%/*}/golden-active-submit.timer" ]
 	grep -q '^/var/log/slurm-golden/\*.jsonl {' "$x/etc/logrotate.d/slurm-golden"
 	if command -v logrotate >/dev/null; then
 		logrotate -d "$x/etc/logrotate.d/slurm-golden" 2>&1 | grep -v 'error' >/dev/null
@@ -272,6 +280,7 @@ rpm_files() {
 	/usr/share/doc/slurm-golden/golden.conf.example
 	/usr/share/doc/slurm-golden/plugstack.conf.example
 	/usr/share/man/man5/golden.conf.5
+	/usr/share/man/man8/golden-active.8
 	/usr/share/man/man8/golden-epilog.8
 	/usr/share/man/man8/golden-healthcheck.8
 	/usr/share/man/man8/golden-prolog.8
@@ -279,6 +288,8 @@ rpm_files() {
 	EOL
 	diff -u - <(rpm_files "$r"/slurm-golden-cli-*.rpm) <<-EOL
 	/usr/bin/golden
+	/usr/lib/systemd/system/golden-active-submit.service
+	/usr/lib/systemd/system/golden-active-submit.timer
 	/usr/share/bash-completion/completions/golden
 	/usr/share/man/man1/golden.1
 	EOL
