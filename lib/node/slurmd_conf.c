@@ -123,9 +123,10 @@ static int owned_by(const char *sysroot, pid_t pid, uid_t uid)
 int golden_slurmd_conf(const char *sysroot, pid_t pid, uid_t uid, char *out, size_t outlen)
 {
 	char path[64], buf[8192];
-	ssize_t n;
 
 	for (int depth = 0; depth < 4 && pid > 1; depth++) {
+		ssize_t n;
+
 		pid = parent_of(sysroot, pid);
 		/* A process of another user could call itself slurmd: only
 		 * ours (root's, for slurmd's programs) are believed. */
@@ -153,7 +154,7 @@ int golden_slurmd_conf(const char *sysroot, pid_t pid, uid_t uid, char *out, siz
 void golden_slurmd_env_setup(const char *sysroot)
 {
 	char conf[PATH_MAX], golden[PATH_MAX], *slash;
-	const char *slurm_conf = getenv("SLURM_CONF");
+	const char *slurm_conf = getenv("SLURM_CONF"), *golden_conf = getenv("GOLDEN_CONF");
 	struct stat st;
 
 	if (!slurm_conf || !*slurm_conf) {
@@ -163,7 +164,7 @@ void golden_slurmd_env_setup(const char *sysroot)
 	} else if (golden_strlcpy(conf, slurm_conf, sizeof(conf)) < 0) {
 		return;
 	}
-	if (getenv("GOLDEN_CONF") && *getenv("GOLDEN_CONF"))
+	if (golden_conf && *golden_conf)
 		return;
 	slash = strrchr(conf, '/');
 	if (!slash)
