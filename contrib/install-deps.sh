@@ -54,7 +54,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
 	clang libclang-rt-14-dev
 	ibsim-utils infiniband-diags
 	gnuplot-nox
-	debootstrap qemu-system-x86 qemu-utils e2fsprogs git"
+	debootstrap qemu-system-x86 qemu-utils e2fsprogs git
+	dpkg-dev debhelper lintian fakeroot rpm logrotate groff-base man-db"
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $PKGS >/dev/null

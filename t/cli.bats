@@ -189,9 +189,14 @@ mgmt_sysroot() {
 @test "the golden-watch systemd unit verifies and stays hardened (exposure <= 3.0)" {
 	command -v systemd-analyze >/dev/null || skip "no systemd-analyze"
 	unit="$BATS_TEST_TMPDIR/golden-watch.service"
+	# Generated with configure's sbindir, never a hard-coded /usr/local.
+	sbindir=$(sed -n 's/^sbindir = //p' "$GOLDEN_BUILDDIR/Makefile")
+	prefix=$(sed -n 's/^prefix = //p' "$GOLDEN_BUILDDIR/Makefile")
+	sbindir=${sbindir/\$\{exec_prefix\}/$prefix}
+	grep -qx "ExecStart=$sbindir/golden-watch" "$GOLDEN_BUILDDIR/contrib/golden-watch.service"
 	# verify wants ExecStart to exist: point it at the build.
 	sed "s|^ExecStart=.*|ExecStart=$GOLDEN_BUILDDIR/watch/golden-watch|" \
-		"$GOLDEN_SRCDIR/contrib/golden-watch.service" >"$unit"
+		"$GOLDEN_BUILDDIR/contrib/golden-watch.service" >"$unit"
 	run systemd-analyze verify --man=no "$unit"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	run systemd-analyze security --offline=yes "$unit"
@@ -279,7 +284,8 @@ mgmt_sysroot() {
 @test "every program answers --version and --help with its own name and text" {
 	version=$(sed -n 's/^AC_INIT(\[slurm-golden\], \[\([^]]*\)\].*/\1/p' "$GOLDEN_SRCDIR/configure.ac")
 	[ -n "$version" ]
-	for p in cli/golden prolog/golden-prolog epilog/golden-epilog watch/golden-watch; do
+	for p in cli/golden prolog/golden-prolog epilog/golden-epilog watch/golden-watch \
+		healthcheck/golden-healthcheck; do
 		name=${p#*/}
 		run "$GOLDEN_BUILDDIR/$p" --version
 		[ "$status" -eq 0 ] || { echo "$name --version: $output"; false; }
@@ -292,6 +298,8 @@ mgmt_sysroot() {
 	[[ "$output" == *"Slurm's Prolog= program"* && "$output" != *Epilog=* ]]
 	run "$GOLDEN_BUILDDIR/epilog/golden-epilog" --help
 	[[ "$output" == *"Slurm's Epilog= program"* && "$output" != *Prolog=* ]]
+	run "$GOLDEN_BUILDDIR/healthcheck/golden-healthcheck" --help
+	[[ "$output" == *"HealthCheckProgram"* ]]
 }
 
 @test "golden with an unknown command names every command golden --help lists" {
