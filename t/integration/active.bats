@@ -32,8 +32,10 @@ setup_file() {
 	out = {"models": d["models"], "ports": d["ports"], "fixtures": {}}
 	for k in range(1, 4):
 	    f = json.loads(json.dumps(base))
-	    gpus = ["%04x:00:00.0" % (0x10 * k + i) for i in range(1, 5)]
-	    nics = ["%04x:00:00.0" % (0x100 + 0x10 * k + i) for i in range(1, 5)]
+	    # PCI domains of their own (0x4xx/0x5xx): the kernel log is the host's,
+	    # and lifecycle.bats writes faults for its 0x0xx/0x1xx addresses.
+	    gpus = ["%04x:00:00.0" % (0x400 + 0x10 * k + i) for i in range(1, 5)]
+	    nics = ["%04x:00:00.0" % (0x500 + 0x10 * k + i) for i in range(1, 5)]
 	    f["pci"] = [{"numa": 0, "tree": [b]} for b in gpus + nics]
 	    f["devices"] = {g: "a100" for g in gpus}
 	    for i, b in enumerate(nics):
@@ -48,7 +50,7 @@ setup_file() {
 		import json, sys
 		d = json.load(open(sys.argv[1]))
 		k = int(sys.argv[3])
-		d["gpus"] = [dict(d["gpus"][0], bus_id="%04x:00:00.0" % (0x10 * k + i + 1)) for i in range(4)]
+		d["gpus"] = [dict(d["gpus"][0], bus_id="%04x:00:00.0" % (0x400 + 0x10 * k + i + 1)) for i in range(4)]
 		json.dump(d, open(sys.argv[2], "w"))
 		EOP
 	done
@@ -267,7 +269,7 @@ assert v and v[0]["result"]=="fail", r' "$WORK/log/n3.jsonl"
 @test "a reboot-class drain is validated only after the reboot; a failing validation keeps it drained, a pass resumes it" {
 	standin n1 result=pass
 	rm -f "$WORK/bin/standin.d/n1.log"
-	kmsg "NVRM: Xid (PCI:0011:00:00): 79, pid=4242, name=python3, GPU has fallen off the bus."
+	kmsg "NVRM: Xid (PCI:0411:00:00): 79, pid=4242, name=python3, GPU has fallen off the bus."
 	run hc n1
 	wait_for 10 drained n1
 	[ "$(golden_node_reason n1)" = "gpu0 xid79 offbus; reboot [golden]" ]
