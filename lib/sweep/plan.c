@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sweep/sweep.h"
+#include "util/child.h"
 #include "util/strutil.h"
 
 int golden_sweep_node_counts(int from, int total, int *out, int max)
@@ -155,30 +156,7 @@ int golden_sweep_step_argv(const struct golden_sweep_launch *l, const struct gol
 
 int golden_sweep_which(const char *name, char *buf, size_t len)
 {
-	const char *path = getenv("PATH");
-
-	if (!name || !*name)
-		return -1;
-	if (strchr(name, '/')) {
-		golden_strlcpy(buf, name, len);
-		return name[0] == '/' && access(buf, X_OK) == 0 ? 0 : -1;
-	}
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		if (n && path[0] == '/' && n + strlen(name) + 2 <= len) {
-			snprintf(buf, len, "%.*s/%s", (int)n, path, name);
-			if (access(buf, X_OK) == 0)
-				return 0;
-		}
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	buf[0] = '\0';
-	return -1;
+	return golden_child_which(name, buf, len);
 }
 
 const char *golden_sweep_duration(long ms, char *buf, size_t len)

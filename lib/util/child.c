@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/strutil.h"
+
 long golden_child_now_ms(void)
 {
 	struct timespec ts;
@@ -249,4 +251,33 @@ int golden_child_capture(char *const argv[], char *out, size_t outlen, int timeo
 	if (!WIFEXITED(st))
 		return -1;
 	return WEXITSTATUS(st);
+}
+
+int golden_child_which(const char *name, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (!name || !*name || !len)
+		return -1;
+	if (strchr(name, '/'))
+		return name[0] == '/' && golden_strlcpy(buf, name, len) == 0 &&
+		               access(buf, X_OK) == 0
+		           ? 0
+		           : -1;
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		if (n && path[0] == '/' && n + strlen(name) + 2 <= len) {
+			snprintf(buf, len, "%.*s/%s", (int)n, path, name);
+			if (access(buf, X_OK) == 0)
+				return 0;
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	buf[0] = '\0';
+	return -1;
 }

@@ -57,4 +57,9 @@ int golden_child_run(void (*fn)(void *shared, void *arg), void *arg, void *share
  * status, or -1 on timeout or failure. */
 int golden_child_capture(char *const argv[], char *out, size_t outlen, int timeout_ms);
 
+/* name on PATH (absolute entries only: a relative one would depend on the
+ * cwd), or name itself when it holds a '/' (then it must be absolute), into
+ * buf. Returns 0, or -1 (buf "" when nothing was found). */
+int golden_child_which(const char *name, char *buf, size_t len);
+
 #endif

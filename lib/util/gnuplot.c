@@ -23,43 +23,15 @@ enum golden_gnuplot_format golden_gnuplot_format(const char *path)
 	return GOLDEN_GNUPLOT_NONE;
 }
 
-/* name on PATH (absolute entries only: a relative one would depend on the
- * cwd), or name itself when it holds a '/' (then it must be absolute). */
-static int which(const char *name, char *buf, size_t len)
-{
-	const char *path = getenv("PATH");
-
-	if (strchr(name, '/'))
-		return name[0] == '/' && golden_strlcpy(buf, name, len) == 0 &&
-		               access(buf, X_OK) == 0
-		           ? 0
-		           : -1;
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		if (n && path[0] == '/' && n + strlen(name) + 2 <= len) {
-			snprintf(buf, len, "%.*s/%s", (int)n, path, name);
-			if (access(buf, X_OK) == 0)
-				return 0;
-		}
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return -1;
-}
-
 int golden_gnuplot_find(const char *hint, char *buf, size_t len)
 {
 	const char *env = getenv("GOLDEN_GNUPLOT");
 
 	if (hint && hint[0])
-		return which(hint, buf, len);
+		return golden_child_which(hint, buf, len);
 	if (env && env[0])
-		return env[0] == '/' ? which(env, buf, len) : -1;
-	return which("gnuplot", buf, len);
+		return env[0] == '/' ? golden_child_which(env, buf, len) : -1;
+	return golden_child_which("gnuplot", buf, len);
 }
 
 bool golden_gnuplot_path_ok(const char *path)
