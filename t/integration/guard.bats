@@ -108,7 +108,7 @@ storage_drained() {
 
 @test "healthy storage: all $NODES nodes idle after their health check" {
 	hc_all
-	[ "$(sinfo -h -N -o '%T' | grep -c '^idle$')" -eq $NODES ]
+	[ "$(sinfo -h -N -o '%T' | grep -c '^idle\*\{0,1\}$')" -eq $NODES ]
 }
 
 @test "storage outage on every node: at most $GUARD drained, the rest held back as a shared cause" {
@@ -127,7 +127,7 @@ storage_drained() {
 	[ "$n" -ge 1 ]
 	[ "$n" -le $GUARD ]
 	# Every other node is in service, with the guard's decision recorded.
-	[ "$(sinfo -h -N -o '%T' | grep -c '^idle$')" -eq $((NODES - n)) ]
+	[ "$(sinfo -h -N -o '%T' | grep -c '^idle\*\{0,1\}$')" -eq $((NODES - n)) ]
 	suppressed=0
 	for i in $(seq 1 $NODES); do
 		grep -q "^n$i\$" <<<"$drained" && continue
