@@ -126,4 +126,24 @@ fetch_nvml() {
 }
 fetch_nvml || echo "install-deps.sh: warning: NVIDIA's NVML packages could not be fetched (t/nvml-abi.sh and t/nvidia.bats will fail as root)" >&2
 
+# promtool (t/metrics.bats lints golden's Prometheus textfiles with it) comes
+# in Debian's prometheus package with the Prometheus server, whose install
+# would start a server here: unpack the package and keep promtool only (a
+# static Go binary).
+PROMTOOL_DIR=/opt/slurm-golden/prometheus
+fetch_promtool() {
+	t=$(mktemp -d) || return 1
+	chmod 0777 "$t" # apt-get download runs as _apt
+	ok=1
+	if (cd "$t" && apt-get download -qq prometheus) && unpack "$t/x" "$t"/prometheus_*.deb &&
+		mkdir -p "$PROMTOOL_DIR.new/bin" && cp "$t/x/usr/bin/promtool" "$PROMTOOL_DIR.new/bin/" &&
+		cp "$t/x/VERSIONS" "$PROMTOOL_DIR.new/" && rm -rf "$PROMTOOL_DIR" && mv "$PROMTOOL_DIR.new" "$PROMTOOL_DIR"; then
+		echo "install-deps.sh: promtool in $PROMTOOL_DIR/bin: $(cat "$PROMTOOL_DIR/VERSIONS")"
+		ok=0
+	fi
+	rm -rf "$t" "$PROMTOOL_DIR.new"
+	return "$ok"
+}
+fetch_promtool || echo "install-deps.sh: warning: promtool could not be fetched (t/metrics.bats will fail)" >&2
+
 echo "install-deps.sh: dependencies installed"

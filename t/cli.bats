@@ -513,7 +513,7 @@ active_setup() {
 d=json.load(open(sys.argv[1]))
 assert (d["runs"], d["passes"], d["fails"]) == (2, 1, 1), d
 assert d["report"]["gpus"][3]["busid"] == "0000:13:00.0", d' "$A/state/x1/active.json"
-	grep -q '^slurm_golden_active_last_result{node="x1"} 0$' "$A/metrics/x1/slurm_golden_active.prom"
+	grep -q '^slurm_golden_active_last_outcome{node="x1",outcome="pass"} 1$' "$A/metrics/x1/slurm_golden_active.prom"
 	[ "$(grep -c '"phase":"active"' "$A/log.jsonl")" = 2 ]
 	run "$GOLDEN" status --node x1
 	[[ "$output" == *"active check: pass "*" ago (manual, "* ]]

@@ -638,24 +638,21 @@ int golden_verify_metrics(const char *dir, const struct golden_verify *v, bool o
 	                     "slurm_golden_topology_check_timestamp_seconds %lld\n",
 	                     ok ? 1 : 0, (long long)time(NULL));
 	if (ok) {
-		golden_strbuf_printf(&b,
-		                     "# HELP slurm_golden_topology_mismatches Differences "
-		                     "between Slurm's topology and the discovered fabric and "
-		                     "NVLink domains\n"
-		                     "# TYPE slurm_golden_topology_mismatches gauge\n"
-		                     "slurm_golden_topology_mismatches %d\n"
-		                     "# HELP slurm_golden_topology_mismatches_by_kind The same, "
-		                     "by kind\n"
-		                     "# TYPE slurm_golden_topology_mismatches_by_kind gauge\n",
-		                     v->n);
+		/* One family by kind, no separate total: the total is
+		 * sum(slurm_golden_topology_mismatches), and a second family
+		 * holding the same count would be summed twice. */
+		golden_strbuf_printf(&b, "# HELP slurm_golden_topology_mismatches Differences "
+		                         "between Slurm's topology and the discovered fabric and "
+		                         "NVLink domains, by kind\n"
+		                         "# TYPE slurm_golden_topology_mismatches gauge\n");
 		for (int k = 0; golden_verify_kinds[k]; k++) {
 			int n = 0;
 
 			for (int i = 0; i < v->n; i++)
 				n += !strcmp(v->m[i].kind, golden_verify_kinds[k]);
-			golden_strbuf_printf(
-			    &b, "slurm_golden_topology_mismatches_by_kind{kind=\"%s\"} %d\n",
-			    golden_verify_kinds[k], n);
+			golden_strbuf_printf(&b,
+			                     "slurm_golden_topology_mismatches{kind=\"%s\"} %d\n",
+			                     golden_verify_kinds[k], n);
 		}
 		golden_strbuf_printf(&b,
 		                     "# HELP slurm_golden_topology_warnings Nodes whose placement "

@@ -88,11 +88,6 @@ static int write_file(const char *dir, const char *name, struct buf *b)
 	return golden_write_atomic_mode(path, b->p, b->len, 0644);
 }
 
-static int status_value(enum golden_status s)
-{
-	return s == GOLDEN_ST_FAIL ? 2 : s == GOLDEN_ST_WARN ? 1 : 0;
-}
-
 int golden_metrics_checks(const char *dir, const char *node, const char *phase,
                           const struct golden_run_report *rep)
 {
@@ -104,11 +99,20 @@ int golden_metrics_checks(const char *dir, const char *node, const char *phase,
 		return -1;
 	label(node, n, sizeof(n));
 	label(phase, ph, sizeof(ph));
+	/* A state is a label with one series per state (node_exporter's
+	 * convention, as node_systemd_unit_state): alerts match
+	 * {state="fail"} == 1 instead of knowing a code. */
 	family(&b, "slurm_golden_check_status", "gauge",
-	       "Last result of each health check: 0 ok, 1 warn, 2 fail.");
+	       "Last result of each health check: 1 for its state (ok, warn, fail), 0 for the "
+	       "others.");
 	for (int i = 0; i < rep->n; i++)
-		add(&b, "slurm_golden_check_status{node=\"%s\",phase=\"%s\",check=\"%s\"} %d\n", n,
-		    ph, rep->out[i].chk->name, status_value(rep->out[i].res.status));
+		for (int st = GOLDEN_ST_OK; st <= GOLDEN_ST_FAIL; st++)
+			add(&b,
+			    "slurm_golden_check_status{node=\"%s\",phase=\"%s\",check=\"%s\","
+			    "state=\"%s\"} %d\n",
+			    n, ph, rep->out[i].chk->name,
+			    golden_check_status_name((enum golden_status)st),
+			    rep->out[i].res.status == (enum golden_status)st);
 	family(&b, "slurm_golden_check_duration_seconds", "gauge",
 	       "How long each check took in its last run.");
 	for (int i = 0; i < rep->n; i++)
@@ -222,30 +226,31 @@ int golden_metrics_watch(const char *dir, const char *node, const struct golden_
 	return rc;
 }
 
-static int outcome_value(const char *name)
-{
-	static const char *const order[] = {"pass", "fail", "error", "interrupted"};
-
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(name, order[i]))
-			return i;
-	return -1;
-}
+/* The outcomes of an active check, as slurm_golden_active_runs_total's
+ * label; "never" until the first run. */
+static const char *const active_outcomes[] = {"pass", "fail", "error", "interrupted", "never"};
 
 int golden_metrics_active(const char *dir, const char *node, const struct golden_active_record *rec)
 {
 	const struct golden_active_report *r = &rec->report;
 	struct buf b = {malloc(131072), 0, 131072, false};
-	char n[128], name[96], bus[64];
+	char n[128], name[96];
 	int rc;
 
 	if (!b.p)
 		return -1;
 	label(node, n, sizeof(n));
-	one(&b, "slurm_golden_active_last_result", "gauge",
-	    "The last active check: 0 pass, 1 fail, 2 error (could not judge), 3 interrupted "
-	    "(preempted), -1 never ran.",
-	    n, outcome_value(rec->last_outcome), 0);
+	family(&b, "slurm_golden_active_last_outcome", "gauge",
+	       "The last active check: 1 for its outcome (pass; fail; error: could not judge; "
+	       "interrupted: preempted; never: not run yet), 0 for the others.");
+	for (size_t i = 0; i < sizeof(active_outcomes) / sizeof(active_outcomes[0]); i++) {
+		const char *o = active_outcomes[i];
+		bool is =
+		    rec->last_outcome[0] ? !strcmp(rec->last_outcome, o) : !strcmp(o, "never");
+
+		add(&b, "slurm_golden_active_last_outcome{node=\"%s\",outcome=\"%s\"} %d\n", n, o,
+		    is);
+	}
 	one(&b, "slurm_golden_active_last_run_timestamp_seconds", "gauge",
 	    "When the last active check ended (0: never).", n, (double)rec->last_time, 0);
 	one(&b, "slurm_golden_active_last_pass_timestamp_seconds", "gauge",
@@ -264,21 +269,20 @@ int golden_metrics_active(const char *dir, const char *node, const struct golden
 	if (rec->have_report) {
 		family(
 		    &b, "slurm_golden_active_value", "gauge",
-		    "The last judged run's figure per GPU and test (hbm TB/s, bf16/tf32 TFLOP/s, "
-		    "h2d/d2h/p2p GB/s, mem: wrong words).");
+		    "The last judged run's figure per GPU and test, in the test's unit (hbm TB/s, "
+		    "bf16/tf32 TFLOP/s, h2d/d2h/p2p GB/s, mem: wrong words); the same labels as "
+		    "slurm_golden_active_floor, so value < floor compares directly.");
 		for (int g = 0; g < r->ngpus; g++)
 			for (int t = 0; t < GOLDEN_ACTIVE_NTESTS; t++) {
 				const struct golden_active_figure *f = &r->gpu[g].fig[t];
 
 				if (!f->measured)
 					continue;
-				label(r->gpu[g].busid, bus, sizeof(bus));
 				add(&b,
-				    "slurm_golden_active_value{node=\"%s\",gpu=\"%d\",busid=\"%s\","
-				    "test=\"%s\",unit=\"%s\"} %.4f\n",
-				    n, r->gpu[g].index, bus,
-				    golden_active_test_name((enum golden_active_test)t),
-				    golden_active_test_unit((enum golden_active_test)t), f->value);
+				    "slurm_golden_active_value{node=\"%s\",gpu=\"%d\",test=\"%s\"} "
+				    "%.4f\n",
+				    n, r->gpu[g].index,
+				    golden_active_test_name((enum golden_active_test)t), f->value);
 			}
 		family(&b, "slurm_golden_active_floor", "gauge",
 		       "The expectation table's floor for that figure (absent: no entry).");
@@ -309,9 +313,9 @@ int golden_metrics_active(const char *dir, const char *node, const struct golden
 				    v == GOLDEN_ACTIVE_V_OK);
 			}
 		if (r->nccl.measured)
-			one(&b, "slurm_golden_active_nccl_busbw_gbps", "gauge",
+			one(&b, "slurm_golden_active_nccl_busbw_bytes_per_second", "gauge",
 			    "All-reduce bus bandwidth inside the node in the last judged run.", n,
-			    r->nccl.busbw_gbps, 2);
+			    r->nccl.busbw_gbps * 1e9, 0);
 	}
 	snprintf(name, sizeof(name), "slurm_golden_active.prom");
 	rc = write_file(dir, name, &b);

@@ -182,8 +182,8 @@ reboot_fixture() {
 	python3 -c 'import json,sys
 r=[json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["phase"]=="active"][-1]
 assert r["job"]==sys.argv[2] and r["result"]=="ok", r' "$WORK/log/n2.jsonl" "$j2"
-	grep -q '^slurm_golden_active_last_result{node="n2"} 0$' "$WORK/metrics/n2/slurm_golden_active.prom"
-	grep -q '^slurm_golden_active_value{node="n2",gpu="3",busid="0000:13:00.0",test="hbm",unit="TB/s"} 3.05' \
+	grep -q '^slurm_golden_active_last_outcome{node="n2",outcome="pass"} 1$' "$WORK/metrics/n2/slurm_golden_active.prom"
+	grep -q '^slurm_golden_active_value{node="n2",gpu="3",test="hbm"} 3.05' \
 		"$WORK/metrics/n2/slurm_golden_active.prom"
 }
 

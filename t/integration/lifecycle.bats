@@ -187,7 +187,7 @@ assert {"xid","gpu-count","ib-ports","wb-stall"} <= names, names' "$WORK/log/$n.
 		not_drained "$n"
 	done
 	[ -s "$WORK/metrics/n1/slurm_golden_checks_healthcheck.prom" ]
-	grep -q '^slurm_golden_check_status{node="n1",phase="healthcheck",check="xid"} 0$' \
+	grep -q '^slurm_golden_check_status{node="n1",phase="healthcheck",check="xid",state="ok"} 1$' \
 		"$WORK/metrics/n1/slurm_golden_checks_healthcheck.prom"
 }
 
