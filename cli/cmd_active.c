@@ -28,6 +28,7 @@
 #include "node/lifecycle.h"
 #include "node/node_main.h"
 #include "util/child.h"
+#include "util/jsonschema.h"
 #include "util/nodename.h"
 #include "util/strutil.h"
 
@@ -575,8 +576,15 @@ static int active_submit(int argc, char **argv)
 			printf("%s: %s%s%s (%s)\n", nodes[i].name, action, job[0] ? " job " : "",
 			       job, why);
 	}
-	if (o.json)
-		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+	if (o.json) {
+		/* An object, not the bare array: every document names itself. */
+		struct json_object *doc = json_object_new_object();
+
+		golden_json_stamp(doc, "golden-active-submit");
+		json_object_object_add(doc, "nodes", json_object_get(arr));
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
+		json_object_put(doc);
+	}
 	if (failed)
 		rc = 1;
 out:

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "env/env.h"
 #include "env/imex.h"
+#include "util/jsonschema.h"
 
 static void env_usage(void)
 {
@@ -107,6 +108,7 @@ int cmd_env(int argc, char **argv)
 	} else if (!strcmp(fmt, "json")) {
 		struct json_object *j = golden_decision_to_json(&res);
 
+		golden_json_stamp(j, "golden-env");
 		printf("%s\n", json_object_to_json_string_ext(
 		                   j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);

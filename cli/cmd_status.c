@@ -28,6 +28,7 @@
 #include "node/lifecycle.h"
 #include "health/reason.h"
 #include "util/jsonget.h"
+#include "util/jsonschema.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
 #include "node/watch.h"
@@ -308,6 +309,7 @@ int cmd_status(int argc, char **argv)
 	watch = watch_state(state);
 
 	out = json_object_new_object();
+	golden_json_stamp(out, "golden-status");
 	json_object_object_add(out, "node", json_object_new_string(node));
 	json_object_object_add(out, "slurm_state",
 	                       json_object_new_string(queried ? st.state : "unknown"));

@@ -24,6 +24,7 @@
 #include "sweep/report.h"
 #include "sweep_cli.h"
 #include "util/child.h"
+#include "util/jsonschema.h"
 #include "util/strutil.h"
 
 #define PRINTENV_MS 60000
@@ -306,6 +307,7 @@ static void print_json(struct locate *l)
 	struct json_object *o = json_object_new_object(), *ps = json_object_new_array(),
 	                   *ns = json_object_new_array();
 
+	golden_json_stamp(o, "golden-sweep-locate");
 	for (int i = 0; i < l->npairs; i++) {
 		struct json_object *p = json_object_new_object();
 

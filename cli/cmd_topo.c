@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "topo/topo.h"
 #include "util/child.h"
+#include "util/jsonschema.h"
 #include "util/nodename.h"
 
 #define NVLINK_DEADLINE_MS 5000
@@ -91,6 +92,7 @@ int cmd_topo(int argc, char **argv)
 	if (!strcmp(fmt, "json")) {
 		struct json_object *j = golden_topo_to_json(topo);
 
+		golden_json_stamp(j, "golden-topo");
 		printf("%s\n", json_object_to_json_string_ext(
 		                   j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);

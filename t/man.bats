@@ -33,8 +33,8 @@ installed_pages() {
 	progs=$(sed -n -e 's/^bin_PROGRAMS = //p' -e 's/^sbin_PROGRAMS = //p' "$GOLDEN_BUILDDIR/Makefile" |
 		tr ' ' '\n' | grep -v '^\\$' | grep . | sed -e 's/\$(EXEEXT)//' -e 's|.*/||')
 	[ -n "$progs" ]
-	for p in $progs golden_nccl golden.conf golden-recipe; do
-		[[ "$pages" =~ \ $p\.[158]\  ]] || { echo "no page for $p in:$pages"; false; }
+	for p in $progs golden_nccl golden.conf golden-recipe golden-json; do
+		[[ "$pages" =~ \ $p\.[1578]\  ]] || { echo "no page for $p in:$pages"; false; }
 	done
 	# Each program's page is in its own section: 1 for golden, 8 for the rest.
 	[[ "$pages" == *" golden.1 "* ]]

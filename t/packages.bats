@@ -154,6 +154,7 @@ expect_deb() {
 	./usr/share/doc/slurm-golden-cli/changelog.gz
 	./usr/share/doc/slurm-golden-cli/copyright
 	./usr/share/man/man1/golden.1.gz
+	./usr/share/man/man7/golden-json.7.gz
 	EOL
 	recipes)
 		cat <<-EOL
@@ -295,6 +296,7 @@ rpm_files() {
 	/usr/lib/systemd/system/golden-active-submit.timer
 	/usr/share/bash-completion/completions/golden
 	/usr/share/man/man1/golden.1
+	/usr/share/man/man7/golden-json.7
 	EOL
 	diff -u <( (printf '%s\n' /usr/share/man/man5/golden-recipe.5 /usr/share/slurm-golden \
 		/usr/share/slurm-golden/nccl-topo /usr/share/slurm-golden/nccl-topo/azure-ndv4.xml \

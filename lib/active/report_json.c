@@ -9,8 +9,7 @@
 
 #include "active/expect.h"
 #include "util/strutil.h"
-
-#define SCHEMA 1
+#include "util/jsonschema.h"
 
 static void put_str(struct json_object *o, const char *k, const char *v)
 {
@@ -81,7 +80,7 @@ struct json_object *golden_active_report_to_json(const struct golden_active_repo
 {
 	struct json_object *o = json_object_new_object(), *a, *n, *ph;
 
-	put_int(o, "schema", SCHEMA);
+	golden_json_stamp(o, "golden-active-report");
 	put_str(o, "program", r->program);
 	put_str(o, "node", r->node);
 	put_int(o, "started", r->started);
@@ -235,12 +234,14 @@ int golden_active_report_from_json(struct json_object *o, struct golden_active_r
                                    struct golden_err *err)
 {
 	struct json_object *a, *n, *ph;
-	char res[32] = "", code[64] = "";
+	char res[32] = "", code[64] = "", why[128];
 	int v;
 
 	golden_active_report_init(r);
 	if (!o || !json_object_is_type(o, json_type_object))
 		return golden_err_set(err, "not a JSON object");
+	if (!golden_json_schema_ok(o, "golden-active-report", why, sizeof(why)))
+		return golden_err_set(err, "not a report this golden reads: %s", why);
 	get_str(o, "result", res, sizeof(res));
 	v = golden_active_result_parse(res);
 	if (v < 0)

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "util/jsonget.h"
+#include "util/jsonschema.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
 #include "util/sysroot.h"
@@ -139,10 +140,15 @@ int golden_cache_parse(const char *text, const char *key, struct golden_decision
 {
 	struct json_object *root = golden_json_parse_object(text);
 	const char *k;
+	char why[128];
 	int hit = 0;
 
 	if (!root)
 		return 0;
+	if (!golden_json_schema_ok(root, "golden-env-cache", why, sizeof(why))) {
+		json_object_put(root);
+		return 0; /* a miss: the decision is made again */
+	}
 	if ((k = golden_json_str(root, "key")) && !strcmp(k, key)) {
 		struct json_object *r = golden_json_member(root, "result", json_type_object);
 		const char *e;
@@ -169,6 +175,7 @@ int golden_cache_store(const char *dir, const char *path, const char *key,
 
 	if (!root)
 		return -1;
+	golden_json_stamp(root, "golden-env-cache");
 	if (golden_state_dir(dir, 0700, NULL) < 0)
 		goto out;
 	json_object_object_add(root, "key", json_object_new_string(key));

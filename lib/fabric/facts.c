@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "util/strutil.h"
+#include "util/jsonschema.h"
 
 int golden_facts_parse_guid(const char *s, uint64_t *out)
 {
@@ -232,6 +233,7 @@ int golden_facts_from_json(struct json_object *root, const char *what, struct go
 {
 	struct json_object *nodes, *un;
 	const char *fmt = str(root, "format"), *s;
+	char bad[128];
 
 	memset(f, 0, sizeof(*f));
 	if (!json_object_is_type(root, json_type_object) || !fmt ||
@@ -243,6 +245,8 @@ int golden_facts_from_json(struct json_object *root, const char *what, struct go
 	if (integer(root, "version", 0) != 1)
 		return golden_err_set(err, "%s: facts version %d, this golden reads version 1",
 		                      what, integer(root, "version", 0));
+	if (!golden_json_schema_ok(root, "golden-topology-facts", bad, sizeof(bad)))
+		return golden_err_set(err, "%s: %s", what, bad);
 	if ((s = str(root, "generated")))
 		golden_strlcpy(f->generated, s, sizeof(f->generated));
 	if ((s = str(root, "method")))

@@ -17,6 +17,7 @@
 
 #include "fabric/facts.h"
 #include "util/capture.h"
+#include "util/jsonschema.h"
 #include "util/nodename.h"
 #include "util/strutil.h"
 
@@ -36,6 +37,7 @@ struct json_object *golden_gather_document(const char *method)
 	struct json_object *o = json_object_new_object();
 	char when[32];
 
+	golden_json_stamp(o, "golden-topology-facts");
 	iso_now(when, sizeof(when));
 	json_object_object_add(o, "format", json_object_new_string(GOLDEN_FACTS_FORMAT));
 	json_object_object_add(o, "version", json_object_new_int(1));
@@ -66,6 +68,7 @@ static void unanswered(struct json_object *doc, const char *node, const char *wh
 static struct json_object *parse_topo(const char *text, char *why, size_t len)
 {
 	struct json_object *o = text ? json_tokener_parse(text) : NULL, *nics;
+	char buf[128];
 
 	if (!o) {
 		snprintf(why, len, "its answer is not JSON");
@@ -74,6 +77,11 @@ static struct json_object *parse_topo(const char *text, char *why, size_t len)
 	if (!json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "nics", &nics)) {
 		snprintf(why, len, "its answer is not golden topo --format json");
+		json_object_put(o);
+		return NULL;
+	}
+	if (!golden_json_schema_ok(o, "golden-topo", buf, sizeof(buf))) {
+		snprintf(why, len, "its golden topo answer: %s", buf);
 		json_object_put(o);
 		return NULL;
 	}
@@ -170,6 +178,7 @@ static struct json_object *read_node_file(const char *path, char *why, size_t le
 	char *buf;
 	ssize_t got;
 	struct json_object *o;
+	char bad[128];
 
 	if (fd < 0) {
 		snprintf(why, len,
@@ -205,8 +214,13 @@ static struct json_object *read_node_file(const char *path, char *why, size_t le
 	buf[got] = '\0';
 	o = json_tokener_parse(buf);
 	free(buf);
-	if (!o)
+	if (!o) {
 		snprintf(why, len, "%.300s is not JSON", path);
+	} else if (!golden_json_schema_ok(o, "golden-node-facts", bad, sizeof(bad))) {
+		snprintf(why, len, "%.300s: %s", path, bad);
+		json_object_put(o);
+		o = NULL;
+	}
 	return o;
 }
 

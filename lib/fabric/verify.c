@@ -14,6 +14,7 @@
 #include "util/statefile.h"
 #include "util/strbuf.h"
 #include "util/strutil.h"
+#include "util/jsonschema.h"
 
 const char *const golden_verify_kinds[] = {
     "no-tree",      "missing-switch",   "multi-leaf", "wrong-leaf",    "split-leaf",
@@ -590,6 +591,7 @@ struct json_object *golden_verify_json(const struct golden_verify *v)
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
 	struct json_object *w = json_object_new_array(), *counts = json_object_new_object();
 
+	golden_json_stamp(o, "golden-topology-check");
 	for (int k = 0; golden_verify_kinds[k]; k++) {
 		int n = 0;
 

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "util/strutil.h"
+#include "util/jsonschema.h"
 
 #define LEAST_SHOWN  5
 #define REPEAT_SHOWN 8
@@ -241,6 +242,7 @@ struct json_object *golden_fleet_json(const struct golden_fleet_report *rep, con
 {
 	struct json_object *o = json_object_new_object(), *a, *down;
 
+	golden_json_stamp(o, "golden-report");
 	json_object_object_add(o, "cluster", json_object_new_string(cluster));
 	json_object_object_add(o, "since", json_object_new_int64(rep->since));
 	json_object_object_add(o, "until", json_object_new_int64(rep->until));

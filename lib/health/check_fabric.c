@@ -30,6 +30,7 @@
 #include "health/check.h"
 #include "health/golden_conf.h"
 #include "util/jsonget.h"
+#include "util/jsonschema.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
 #include "util/sysroot.h"
@@ -304,7 +305,7 @@ static int save_state(const char *dir, json_object *root)
  * baseline (a first run), never a failure. */
 static json_object *load_state(const char *dir)
 {
-	char path[PATH_MAX], *text;
+	char path[PATH_MAX], *text, why[128];
 	json_object *root;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, GOLDEN_IB_COUNTERS_STATE) >=
@@ -313,7 +314,8 @@ static json_object *load_state(const char *dir)
 	text = golden_read_trusted(path, STATE_MAX_BYTES, NULL);
 	root = golden_json_parse_object(text);
 	free(text);
-	if (root && !golden_json_member(root, "ports", json_type_object)) {
+	if (root && (!golden_json_member(root, "ports", json_type_object) ||
+	             !golden_json_schema_ok(root, "golden-ib-counters", why, sizeof(why)))) {
 		json_object_put(root);
 		root = NULL;
 	}
@@ -365,6 +367,7 @@ static void check_ib_counters(const struct golden_check_ctx *ctx, struct golden_
 		prev_ports = golden_json_member(prev, "ports", json_type_object);
 	root = json_object_new_object();
 	ports = json_object_new_object();
+	golden_json_stamp(root, "golden-ib-counters");
 	json_object_object_add(root, "version", json_object_new_int(1));
 	json_object_object_add(root, "updated", json_object_new_int64((int64_t)time(NULL)));
 	json_object_object_add(root, "ports", ports);

@@ -16,6 +16,7 @@
 
 #include "util/safedir.h"
 #include "util/strutil.h"
+#include "util/jsonschema.h"
 
 static void add_str(struct json_object *o, const char *k, const char *v)
 {
@@ -32,6 +33,7 @@ struct json_object *golden_health_log_json(const struct golden_run_report *rep,
 	time_t now = time(NULL);
 	struct tm tm;
 
+	golden_json_stamp(o, "golden-check");
 	if (info->config_error)
 		verdict = "config-error";
 	else if (rep->worst >= 0)

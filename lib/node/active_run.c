@@ -19,6 +19,7 @@
 #include "health/reason.h"
 #include "node/metrics.h"
 #include "util/child.h"
+#include "util/jsonschema.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
 
@@ -55,7 +56,7 @@ static long long jint(struct json_object *o, const char *k)
 
 int golden_active_record_load(const char *state_dir, struct golden_active_record *rec)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[128];
 	struct json_object *root, *v;
 	struct golden_err err = {{0}};
 	struct stat st;
@@ -79,7 +80,8 @@ int golden_active_record_load(const char *state_dir, struct golden_active_record
 	buf[n > 0 ? n : 0] = '\0';
 	root = json_tokener_parse(buf);
 	free(buf);
-	if (!root || !json_object_is_type(root, json_type_object)) {
+	if (!root || !json_object_is_type(root, json_type_object) ||
+	    !golden_json_schema_ok(root, "golden-active-record", why, sizeof(why))) {
 		json_object_put(root);
 		return -1;
 	}
@@ -112,6 +114,7 @@ int golden_active_record_save(const char *state_dir, const struct golden_active_
 	const char *text;
 	int rc = -1;
 
+	golden_json_stamp(o, "golden-active-record");
 #define S(k, v) json_object_object_add(o, k, json_object_new_string(v))
 #define I(k, v) json_object_object_add(o, k, json_object_new_int64((long long)(v)))
 	I("last_time", rec->last_time);

@@ -16,6 +16,7 @@
 
 #include "util/statefile.h"
 #include "util/strutil.h"
+#include "util/jsonschema.h"
 
 #define MAX_FILE_SIZE (1 << 20)
 
@@ -95,7 +96,7 @@ static void load_one(struct json_object *o, struct golden_drill *d)
 
 int golden_drills_load(const char *state_dir, struct golden_drills *ds)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[128];
 	struct json_object *root, *arr;
 	struct stat st;
 	char *buf;
@@ -126,7 +127,8 @@ int golden_drills_load(const char *state_dir, struct golden_drills *ds)
 	buf[n] = '\0';
 	root = json_tokener_parse(buf);
 	free(buf);
-	if (!root || !json_object_object_get_ex(root, "drills", &arr) ||
+	if (!root || !golden_json_schema_ok(root, "golden-drills", why, sizeof(why)) ||
+	    !json_object_object_get_ex(root, "drills", &arr) ||
 	    !json_object_is_type(arr, json_type_array)) {
 		json_object_put(root);
 		return -1;
@@ -191,6 +193,7 @@ int golden_drills_save(const char *state_dir, const struct golden_drills *ds)
 	const char *text;
 	int rc = -1;
 
+	golden_json_stamp(root, "golden-drills");
 	for (int i = 0; i < ds->n; i++)
 		json_object_array_add(arr, drill_json(&ds->d[i]));
 	json_object_object_add(root, "drills", arr);

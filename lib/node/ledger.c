@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "util/jsonget.h"
+#include "util/jsonschema.h"
 #include "util/satmath.h"
 #include "util/statefile.h"
 #include "util/strutil.h"
@@ -201,9 +202,16 @@ int golden_ledger_parse(const char *text, struct golden_ledger *l)
 {
 	struct json_object *root = golden_json_parse_object(text);
 
+	char why[128];
+
 	memset(l, 0, sizeof(*l));
 	if (!root)
 		return -1;
+	/* A newer golden's ledger is not guessed at: unreadable, like a broken one. */
+	if (!golden_json_schema_ok(root, "golden-ledger", why, sizeof(why))) {
+		json_object_put(root);
+		return -1;
+	}
 	load_json(root, l);
 	json_object_put(root);
 	return 0;
@@ -245,6 +253,7 @@ int golden_ledger_save(const char *state_dir, const struct golden_ledger *l)
 	const char *text;
 	int rc;
 
+	golden_json_stamp(root, "golden-ledger");
 	if (l->hold.active)
 		json_object_object_add(root, "hold", hold_json(&l->hold));
 	a = json_object_new_array();

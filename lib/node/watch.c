@@ -31,6 +31,7 @@
 #include "health/xid.h"
 #include "node/check_registry.h"
 #include "util/nodename.h"
+#include "util/jsonschema.h"
 
 #define BATCH_MAX      20000 /* records before acting even if more are waiting */
 #define BACKOFF_MIN_MS 1000
@@ -108,6 +109,7 @@ static void save_state(struct watch *w)
 	char path[PATH_MAX], seq[32];
 	const char *text;
 
+	golden_json_stamp(o, "golden-watch-state");
 	snprintf(seq, sizeof(seq), "%llu", (unsigned long long)w->st.last_seq);
 	json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
 	json_object_object_add(o, "started", json_object_new_int64(w->st.started));

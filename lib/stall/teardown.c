@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "util/child.h"
+#include "util/jsonschema.h"
 #include "util/mounts.h"
 #include "util/safedir.h"
 #include "util/satmath.h"
@@ -231,6 +232,7 @@ struct json_object *golden_teardown_to_json(const struct golden_teardown_result 
 {
 	struct json_object *j = json_object_new_object();
 
+	golden_json_stamp(j, "golden-teardown");
 	json_object_object_add(j, "cgroup", json_object_new_string(r->cgroup));
 	json_object_object_add(j, "cgroup_version", json_object_new_int(r->before.version));
 	json_object_object_add(j, "exposed", json_object_new_boolean(r->exposed));

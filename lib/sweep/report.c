@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "util/jsonschema.h"
+
 int golden_sweep_verdict(const struct golden_sweep_result *res)
 {
 	return res->n ? 1 : 0;
@@ -272,6 +274,7 @@ struct json_object *golden_sweep_report_json(const struct golden_sweep_set *set,
 	struct json_object *o = json_object_new_object(), *runs = json_object_new_array();
 	struct json_object *fs = json_object_new_array(), *notes = json_object_new_array();
 
+	golden_json_stamp(o, "golden-sweep");
 	if (!o || !runs || !fs || !notes) {
 		json_object_put(o);
 		json_object_put(runs);

@@ -10,6 +10,7 @@
 
 #include "nvml/nvml.h"
 #include "topo/topo.h"
+#include "util/jsonschema.h"
 
 static const char *nic_ifname(const struct golden_nic *n)
 {
@@ -250,6 +251,7 @@ struct json_object *golden_topo_node_facts_json(const char *node, const struct g
 {
 	struct json_object *o = json_object_new_object();
 
+	golden_json_stamp(o, "golden-node-facts");
 	json_object_object_add(o, "format", json_object_new_string(GOLDEN_NODE_FACTS_FORMAT));
 	json_object_object_add(o, "version", json_object_new_int(1));
 	json_object_object_add(o, "node", json_object_new_string(node));

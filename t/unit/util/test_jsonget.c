@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/jsonget.h"
+#include "util/jsonschema.h"
 #include "util/satmath.h"
 #include "t/unit/tap.h"
 
@@ -72,9 +73,53 @@ static void test_satmath(void)
 	is_int(golden_sat_sub(10, 3), 7, "in range: exact");
 }
 
+/* The stamp every document carries, and the reader's rule (jsonschema.h). */
+static void test_schema(void)
+{
+	struct json_object *o = json_object_new_object();
+	char why[128];
+	struct {
+		const char *text;
+		bool ok;
+		const char *why;
+	} cases[] = {
+	    {"{\"held\":1}", true, "a file from before the stamp reads as before"},
+	    {"{\"document\":\"golden-ledger\",\"schema\":1}", true, "its own document"},
+	    {"{\"document\":\"golden-sweep\",\"schema\":1}", false, "another document"},
+	    {"{\"document\":\"golden-ledger\",\"schema\":2}", false, "a newer schema"},
+	    {"{\"document\":\"golden-ledger\",\"schema\":0}", false, "schema 0"},
+	    {"{\"document\":\"golden-ledger\",\"schema\":\"1\"}", false, "schema as text"},
+	    {"{\"document\":\"golden-ledger\",\"schema\":null}", false, "schema null"},
+	    {"{\"schema\":1}", true, "a schema without a document name"},
+	};
+
+	golden_json_stamp(o, "golden-ledger");
+	is(golden_json_str(o, "document"), "golden-ledger", "stamp: document");
+	is_int(json_object_get_int(json_object_object_get(o, "schema")), GOLDEN_JSON_SCHEMA,
+	       "stamp: schema");
+	ok(golden_json_schema_ok(o, "golden-ledger", why, sizeof(why)), "a stamped document reads");
+	json_object_put(o);
+	o = golden_json_parse_object("{\"hold\":{\"class\":\"reboot\"},\"history\":[1]}");
+	golden_json_stamp(o, "golden-ledger");
+	is(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	   "{\"document\":\"golden-ledger\",\"schema\":1,\"hold\":{\"class\":\"reboot\"},"
+	   "\"history\":[1]}",
+	   "stamping a built document puts the stamp first and keeps every member");
+	json_object_put(o);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		o = golden_json_parse_object(cases[i].text);
+		ok(golden_json_schema_ok(o, "golden-ledger", why, sizeof(why)) == cases[i].ok &&
+		       (cases[i].ok ? why[0] == '\0' : why[0] != '\0'),
+		   "%s: %s%s%s", cases[i].why, cases[i].ok ? "read" : "refused", why[0] ? ", " : "",
+		   why);
+		json_object_put(o);
+	}
+}
+
 int main(void)
 {
 	test_types();
+	test_schema();
 	test_satmath();
 	return done_testing();
 }
