@@ -51,3 +51,27 @@ lint() {
 	printf '# HELP slurm_golden_x_total x\n# TYPE slurm_golden_x_total gauge\nslurm_golden_x_total 1\n' >"$W/bad.prom"
 	! lint "$W/bad.prom"
 }
+
+@test "docs/metrics.md describes every family golden writes, with the labels it writes" {
+	GOLDEN_METRICS_KEEP=$W "$GOLDEN_BUILDDIR/t/unit/node/test_metrics" >"$W/tap"
+	FAB=$GOLDEN_BUILDDIR/t/fixtures/fabric
+	"$GOLDEN_BUILDDIR/cli/golden" topology check --facts "$FAB/minicluster.facts.json" \
+		--ibnetdiscover "$FAB/minicluster-recabled.net" --slurm-version 22.05 \
+		--show-topology "$GOLDEN_SRCDIR/t/fixtures/slurm-topology/22.05-tree.show" \
+		--metrics-dir "$W" >/dev/null || true
+	doc="$GOLDEN_SRCDIR/docs/metrics.md"
+	n=0
+	for f in "$W"/*.prom; do
+		for fam in $(awk '/^# TYPE / {print $3}' "$f"); do
+			n=$((n + 1))
+			# The table row of the family.
+			row=$(grep -F "\`$fam\`" "$doc") ||
+				{ echo "$fam ($(basename "$f")) is not in docs/metrics.md"; return 1; }
+			# Every label it carries is in that row's labels column.
+			for l in $(grep "^$fam{" "$f" | head -1 | grep -o '[a-z_]*="' | tr -d '="'); do
+				[[ "$row" == *"$l"* ]] || { echo "$fam: label $l not documented"; return 1; }
+			done
+		done
+	done
+	[ "$n" -ge 30 ]
+}
