@@ -40,5 +40,6 @@ int cmd_topology(int argc, char **argv);
 int cmd_active(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_drill(int argc, char **argv);
 
 #endif

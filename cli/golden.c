@@ -57,6 +57,7 @@ static void usage(FILE *out)
 	    "  sweep    judge nccl-tests sweeps (dips, scaling, A/B), run them through Slurm, "
 	    "plot\n"
 	    "  report   the fleet's reliability from Slurm's accounting (sacctmgr show event)\n"
+	    "  drill    inject a real GPU fault line here and time detect, drain and return\n"
 	    "\n"
 	    "Options of env, topo, recipe and check:\n"
 	    "  --topology FILE  hwloc XML instead of the live topology   (env GOLDEN_TOPOLOGY)\n"
@@ -205,13 +206,15 @@ int main(int argc, char **argv)
 		return cmd_sweep(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "drill"))
+		return cmd_drill(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check")) {
 		argv[1] = "golden check";
 		return golden_node_main(GOLDEN_PHASE_MANUAL, argc - 1, argv + 1);
 	}
 	fprintf(stderr,
 	        "golden: unknown command '%s'; expected env, topo, recipe, check, teardown, "
-	        "status, nccl-topo, topology, active, sweep or report (see golden --help)\n",
+	        "status, nccl-topo, topology, active, sweep, report or drill (see golden --help)\n",
 	        argv[1]);
 	return 2;
 }

@@ -183,7 +183,7 @@ mgmt_sysroot() {
 	[[ "$output" == *"one of --nodelist LIST or --from LOG"* ]]
 	run "$GOLDEN" bogus
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"expected env, topo, recipe, check, teardown, status, nccl-topo, topology, active, sweep or report"* ]]
+	[[ "$output" == *"expected env, topo, recipe, check, teardown, status, nccl-topo, topology, active, sweep, report or drill"* ]]
 }
 
 @test "the golden-watch systemd unit verifies and stays hardened (exposure <= 3.0)" {
@@ -617,4 +617,45 @@ assert d["report"]["gpus"][3]["busid"] == "0000:13:00.0", d' "$A/state/x1/active
 		long=$(git ls-files | awk -v p="$prefix/" 'length(p $0) > 99')
 		[ -z "$long" ] || { echo "too long for tar v7: $long"; false; }
 	fi
+}
+
+@test "golden drill: bad usage is refused with a usable message, and a report of no drills is empty" {
+	run "$GOLDEN" drill
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"expected run or report"* ]]
+	run "$GOLDEN" drill run --xid many
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--xid many: expected an XID number"* ]]
+	run "$GOLDEN" drill run --timeout 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--timeout 1: expected 5-86400 seconds"* ]]
+	d="$BATS_TEST_TMPDIR"
+	printf 'state_dir = %s/state\nscontrol = /bin/false\ndrill_detect_ms = 900\n' "$d" >"$d/golden.conf"
+	chmod 0644 "$d/golden.conf"
+	run "$GOLDEN" drill report --config "$d/golden.conf" --node n1
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"drills on n1 (targets: detect <= 900 ms, drain <= 5000 ms, return <= 600 s"* ]]
+	[[ "$output" == *"none yet"* ]]
+	# A drill whose node never drained, as golden drill run records it.
+	mkdir -m 0700 -p "$d/state"
+	cat >"$d/state/drills.json" <<-'EOJ'
+	{"document":"golden-drills","schema":1,"drills":[
+	 {"id":"20261204T100000-n1","node":"n1","kind":"xid","what":"xid79 gpu0 0000:3b:00.0","check":"xid",
+	  "state":"done","return":"manual","injected_ms":1796300000000,"detected_ms":0,"drained_ms":0,
+	  "passed":false,"verdict":"never detected; NEVER DRAINED","job_kept":-1,"probe":-1},
+	 {"id":"20261204T110000-n1","node":"n1","kind":"xid","what":"xid48 gpu1 0000:3c:00.0","check":"xid",
+	  "state":"done","return":"auto","injected_ms":1796300000000,"detected_ms":1796300000040,
+	  "drained_ms":1796300000060,"returned_ms":1796300003000,"passed":true,"verdict":"pass",
+	  "job_kept":-1,"probe":1}]}
+	EOJ
+	chmod 0600 "$d/state/drills.json"
+	run "$GOLDEN" drill report --config "$d/golden.conf" --node n1
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"20261204T100000-n1"*"FAIL: never detected; NEVER DRAINED"* ]]
+	[[ "$output" == *"20261204T110000-n1"*"40 ms"*"60 ms"*"3000 ms"*"pass"* ]]
+	[[ "$output" == *"FAILED DRILL 20261204T100000-n1: n1 never drained after the injected fault (xid79 gpu0 0000:3b:00.0)"* ]]
+	run "$GOLDEN" drill report --config "$d/golden.conf" --node n1 --json
+	[ "$status" -eq 1 ]
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["document"]=="golden-drill-report" and d["failed"]==1 and d["drills"][1]["drain_ms"]==60 and d["drills"][0]["drain_ms"] is None, d' <<<"$output"
 }

@@ -122,6 +122,12 @@ static void load_hold(struct json_object *o, struct golden_hold *h)
 	golden_strlcpy(h->gpu_busid, jstr(o, "gpu_busid"), sizeof(h->gpu_busid));
 	h->time = jtime(o, "time");
 	h->applied_time = jtime(o, "applied_time");
+	{
+		long long ms = 0;
+
+		if (golden_json_int_range(o, "decided_ms", 0, MAX_TIME * 1000, &ms))
+			h->decided_ms = ms;
+	}
 	if (golden_json_int_range(o, "attempts", 0, MAX_ATTEMPTS, &attempts))
 		h->attempts = (int)attempts;
 	/* a uint64 kept as text */
@@ -239,6 +245,8 @@ static struct json_object *hold_json(const struct golden_hold *h)
 	put_str(o, "source", h->source);
 	json_object_object_add(o, "time", json_object_new_int64(h->time));
 	json_object_object_add(o, "applied_time", json_object_new_int64(h->applied_time));
+	if (h->decided_ms)
+		json_object_object_add(o, "decided_ms", json_object_new_int64(h->decided_ms));
 	json_object_object_add(o, "attempts", json_object_new_int(h->attempts));
 	put_str(o, "boot_id", h->boot_id);
 	put_str(o, "kmsg_seq", seq);

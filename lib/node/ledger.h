@@ -47,6 +47,7 @@ struct golden_hold {
 	char detail[GOLDEN_DETAIL_LEN];
 	char source[16];        /* watch, prolog, epilog, healthcheck, manual */
 	long long time;         /* decided (epoch seconds) */
+	long long decided_ms;   /* the same in epoch milliseconds (a drill's detect time) */
 	long long applied_time; /* 0 while pending */
 	int attempts;           /* failed attempts to apply it */
 	char boot_id[GOLDEN_KMSG_BOOTID_LEN];

@@ -10,8 +10,10 @@
 #include <time.h>
 
 #include "node/active_run.h"
+#include "node/drill_record.h"
 #include "node/guard.h"
 #include "node/scontrol.h"
+#include "util/child.h"
 #include "util/kmsg.h"
 #include "node/metrics.h"
 #include "health/reason.h"
@@ -38,6 +40,29 @@ static void short_boot(const char *boot, char *buf, size_t len)
 	snprintf(buf, len, "%.8s", boot);
 }
 
+/* Is the held drain the running drill's own fault, with --return auto?
+ * Only the drain of the very record the drill injected qualifies: same
+ * boot, decided after that record existed (its sequence number, never its
+ * text), by the check the drill targets, for the drill's GPU, while the
+ * drill program still runs. A real fault found at the same time is not the
+ * drill's (another check, another GPU) and keeps its class. */
+static bool drill_fault(const struct golden_lifecycle *lc, const struct golden_hold *h)
+{
+	struct golden_drills *ds = malloc(sizeof(*ds));
+	const struct golden_drill *d;
+	bool yes = false;
+
+	if (!ds)
+		return false;
+	if (golden_drills_load(lc->state_dir, ds) == 0 && (d = golden_drills_running(ds)) &&
+	    d->return_auto && d->seq && h->kmsg_seq >= d->seq && !strcmp(d->boot_id, h->boot_id) &&
+	    !strcmp(d->check, h->check) && h->time * 1000 >= d->injected_ms - 1000 &&
+	    (!h->gpu_busid[0] || !strncmp(h->gpu_busid, d->target, 10)))
+		yes = true;
+	free(ds);
+	return yes;
+}
+
 void golden_lifecycle_waiting_for(const struct golden_lifecycle *lc, const struct golden_hold *h,
                                   char *buf, size_t len)
 {
@@ -55,6 +80,13 @@ void golden_lifecycle_waiting_for(const struct golden_lifecycle *lc, const struc
 		return;
 	}
 	short_boot(h->boot_id, b, sizeof(b));
+	if (h->cls != GOLDEN_HOLD_FLAPPING && drill_fault(lc, h)) {
+		snprintf(buf, len,
+		         "a health check in which %s passes: the fault is a running drill's "
+		         "(golden drill run --return auto), no %s needed",
+		         h->check, golden_hold_class_name(h->cls));
+		return;
+	}
 	switch (h->cls) {
 	case GOLDEN_HOLD_TRANSIENT:
 		snprintf(buf, len, "a health check in which %s passes and nothing fails", h->check);
@@ -214,6 +246,16 @@ static bool cleared(const struct golden_lifecycle *lc, const struct golden_hold 
 	}
 	boot_id(lc, now_boot, sizeof(now_boot));
 	rebooted = strcmp(now_boot, h->boot_id) != 0;
+	/* A drill's own fault ends like a transient one: the node's normal
+	 * validation clears it, without the reboot or reset a real one needs. */
+	if (h->cls != GOLDEN_HOLD_FLAPPING && h->cls != GOLDEN_HOLD_TRANSIENT &&
+	    drill_fault(lc, h)) {
+		if (!outcome_of(rep, h->check)) {
+			snprintf(why, len, "%s did not run in this health check", h->check);
+			return false;
+		}
+		return true;
+	}
 	switch (h->cls) {
 	case GOLDEN_HOLD_TRANSIENT:
 		o = outcome_of(rep, h->check);
@@ -299,6 +341,7 @@ static void hold_from(const struct golden_lifecycle *lc, struct golden_hold *h,
 	golden_strlcpy(h->detail, w->res.detail, sizeof(h->detail));
 	golden_strlcpy(h->source, lc->source ? lc->source : "manual", sizeof(h->source));
 	h->time = now;
+	h->decided_ms = lc->now ? now * 1000 : golden_epoch_ms();
 	boot_id(lc, h->boot_id, sizeof(h->boot_id));
 	h->kmsg_seq = log_last_seq(lc);
 	gpu_of_code(lc, h->code, h->gpu_busid, sizeof(h->gpu_busid));

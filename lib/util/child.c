@@ -16,6 +16,14 @@
 
 #include "util/strutil.h"
 
+long long golden_epoch_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 long golden_child_now_ms(void)
 {
 	struct timespec ts;

@@ -23,6 +23,9 @@ struct golden_child {
 
 /* CLOCK_MONOTONIC in milliseconds. */
 long golden_child_now_ms(void);
+/* CLOCK_REALTIME in milliseconds since the epoch: for records (a drill's
+ * times, a drain's decision) compared across processes, not for deadlines. */
+long long golden_epoch_ms(void);
 
 /* Start fn(shared, arg) in a child of its own process group, with stdin,
  * stdout and stderr on /dev/null. Returns 0, or -1 if it could not start.

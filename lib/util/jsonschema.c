@@ -19,7 +19,9 @@ void golden_json_stamp(struct json_object *doc, const char *document)
 	rest = json_object_new_object();
 	if (rest) {
 		json_object_object_foreach(doc, k, v)
-		    json_object_object_add(rest, k, json_object_get(v));
+		{
+			json_object_object_add(rest, k, json_object_get(v));
+		}
 		json_object_object_foreach(rest, k2, v2)
 		{
 			(void)v2;
@@ -30,7 +32,9 @@ void golden_json_stamp(struct json_object *doc, const char *document)
 	json_object_object_add(doc, "schema", json_object_new_int(GOLDEN_JSON_SCHEMA));
 	if (rest) {
 		json_object_object_foreach(rest, k3, v3)
-		    json_object_object_add(doc, k3, json_object_get(v3));
+		{
+			json_object_object_add(doc, k3, json_object_get(v3));
+		}
 		json_object_put(rest);
 	}
 }

@@ -1,0 +1,252 @@
+#!/usr/bin/env bats
+# golden drill on a real local cluster: the driver's own XID line written
+# into the host's /dev/kmsg for one GPU of one node, and golden's production
+# path (golden-watch, HealthCheckProgram, lifecycle) measured by the drill:
+# detect, drain, the probe job kept off the node, the running job left
+# alone, and with --return auto the node back in service without a reboot.
+# A drill whose node never drains is a FAILED DRILL; a drill that must not
+# run (drained node, golden holding a drain, not root, an application XID)
+# injects nothing.
+#
+# Node k's GPUs live in PCI domain 06k1..06k4 (lifecycle.bats uses 00k_,
+# active.bats 04k_), so every XID in the shared kernel log has one owner.
+
+load ../lib/common
+
+setup_file() {
+	golden_require_root
+	golden_kmsg_lock
+	export WORK="$BATS_FILE_TMPDIR/work"
+	mkdir -p "$WORK/nvml" "$WORK/metrics"
+	python3 - "$GOLDEN_SRCDIR/t/fixtures/nodes.json" "$WORK/nodes.json" <<-'EOP'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	base = d["fixtures"]["vm-flat"]
+	out = {"models": d["models"], "ports": d["ports"], "fixtures": {}}
+	for k in range(1, 4):
+	    f = json.loads(json.dumps(base))
+	    gpus = ["%04x:00:00.0" % (0x600 + 0x10 * k + i) for i in range(1, 5)]
+	    nics = ["%04x:00:00.0" % (0x700 + 0x10 * k + i) for i in range(1, 5)]
+	    f["pci"] = [{"numa": 0, "tree": [b]} for b in gpus + nics]
+	    f["devices"] = {g: "a100" for g in gpus}
+	    for i, b in enumerate(nics):
+	        f["devices"][b] = {"model": "cx6-vf-ib", "rdma": "mlx5_%d" % i,
+	                           "net": "ib%d" % i, "port": "hdr"}
+	    out["fixtures"]["n%d" % k] = f
+	json.dump(out, open(sys.argv[2], "w"), indent=1)
+	EOP
+	python3 "$GOLDEN_SRCDIR/t/fixtures/mkfixture.py" "$WORK/nodes.json" "$WORK/nodes"
+	for k in 1 2 3; do
+		python3 - "$GOLDEN_SRCDIR/t/fixtures/nvml/healthy-8gpu.json" "$WORK/nvml/n$k.json" "$k" <<-'EOP'
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		k = int(sys.argv[3])
+		d["gpus"] = [dict(d["gpus"][0], bus_id="%04x:00:00.0" % (0x600 + 0x10 * k + i + 1)) for i in range(4)]
+		json.dump(d, open(sys.argv[2], "w"))
+		EOP
+	done
+	cat >"$WORK/golden.conf" <<-EOC
+	topology = $WORK/nodes/%n/topo.xml
+	sysroot = $WORK/nodes/%n/root
+	state_dir = $WORK/state/%n
+	log = $WORK/log/%n.jsonl
+	metrics_dir = $WORK/metrics/%n
+	scontrol = $(command -v scontrol)
+	budget_ms = 5000
+	xid_scope = node-gpus
+	flap_count = 0
+	check.wb-exposure.deadline_ms = 5000
+	check.wb-stall.deadline_ms = 5000
+	EOC
+	chmod 0644 "$WORK/golden.conf"
+	golden_cluster_prepare
+	cat >"$WORK/healthcheck" <<-EOW
+	#!/bin/sh
+	export SLURM_CONF=$SLURM_CONF
+	export GOLDEN_CONF=$WORK/golden.conf
+	export LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs
+	export FAKE_NVML_STATE=$WORK/nvml/\$SLURMD_NODENAME.json
+	exec $GOLDEN_BUILDDIR/cli/golden check --healthcheck
+	EOW
+	chmod 0755 "$WORK/healthcheck"
+	for n in n1 n2 n3; do
+		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN_BUILDDIR/cli/golden" check --node "$n" \
+			--acknowledge-kmsg >/dev/null
+	done
+	golden_cluster_start --nodes 3 --cred-expire 10 \
+		--conf-extra "HealthCheckProgram=$WORK/healthcheck" \
+		--conf-extra HealthCheckInterval=65535 \
+		--conf-extra HealthCheckNodeState=ANY
+	# golden-watch on n1 and n3, as the systemd unit would run it; n2 has
+	# none: its drills find out what a node without it does.
+	for n in n1 n3; do
+		watch_start "$n"
+	done
+}
+
+teardown_file() {
+	for n in n1 n3; do
+		watch_stop "$n"
+	done
+	golden_cluster_stop
+	golden_kmsg_unlock
+}
+
+teardown() {
+	golden_dump_logs_on_failure
+}
+
+watch_start() {
+	GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
+		FAKE_NVML_STATE=$WORK/nvml/$1.json setsid "$GOLDEN_BUILDDIR/watch/golden-watch" \
+		--node "$1" </dev/null >>"$WORK/watch-$1.log" 2>&1 3>&- &
+	echo $! >"$WORK/watch-$1.pid"
+	for _ in $(seq 100); do
+		grep -q "watching" "$WORK/watch-$1.log" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+watch_stop() {
+	local pid
+	pid=$(cat "$WORK/watch-$1.pid" 2>/dev/null) || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for _ in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
+golden() {
+	GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
+		FAKE_NVML_STATE=$WORK/nvml/${NODE:-n1}.json "$GOLDEN_BUILDDIR/cli/golden" "$@"
+}
+
+hc() {
+	SLURMD_NODENAME=$1 env -i SLURMD_NODENAME="$1" "$WORK/healthcheck"
+}
+
+# The NVRM lines in the kernel log for node k's GPUs (domain 06k_).
+xid_lines() {
+	dmesg | grep -c "NVRM: Xid (PCI:06$1" || true
+}
+
+# An admin puts NODE back after a drill that left it drained; the next
+# health check sees golden's drain is gone and lets go of it.
+admin_resume() {
+	scontrol update NodeName="$1" State=RESUME
+	hc "$1" || true
+	golden_wait_node_state "$1" '^IDLE' 30
+	[[ "$(golden_node_state "$1")" != *DRAIN* ]]
+	run golden status --node "$1"
+	[[ "$output" != *"golden holds"* ]]
+}
+
+@test "drill --return auto: golden-watch detects and drains in milliseconds, a new job is kept off, the health check returns the node" {
+	before=$(xid_lines 1)
+	NODE=n1 run golden drill run --node n1 --return auto --validate-now --timeout 120
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"NVRM: Xid (PCI:0611:00:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."* ]]
+	[[ "$output" == *"detected: golden decided 'gpu0 xid79 offbus; reboot [golden]'"*"(watch)"* ]]
+	[[ "$output" == *"drained: Slurm shows IDLE+DRAIN 'gpu0 xid79 offbus; reboot [golden]'"* ]]
+	[[ "$output" == *"a new job asking for n1: refused"* ]]
+	[[ "$output" == *"returned: Slurm shows IDLE"* ]]
+	[[ "${lines[-1]}" == "drill "*"-n1: pass" ]]
+	# Exactly one line went into the kernel log, for n1's GPU 0.
+	[ "$(xid_lines 1)" -eq $((before + 1)) ]
+	# In service: no DRAIN (a loaded host may add NOT_RESPONDING for a moment).
+	[[ "$(golden_node_state n1)" =~ ^IDLE && "$(golden_node_state n1)" != *DRAIN* ]]
+	# The record: three times, passed, with the kernel log sequence number.
+	python3 - "$WORK/state/n1/drills.json" <<-'EOP'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	assert d["document"] == "golden-drills", d
+	r = d["drills"][-1]
+	assert r["state"] == "done" and r["passed"] is True, r
+	assert r["injected_ms"] <= r["detected_ms"] <= r["drained_ms"] <= r["returned_ms"], r
+	assert int(r["seq"]) > int(r["seq_before"]), r
+	assert r["probe"] == 1 and r["job_kept"] == -1, r
+	EOP
+	NODE=n1 run golden drill report --node n1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"xid79 gpu0 0611:00:00.0"*" ms"*"pass"* ]]
+	NODE=n1 run golden drill report --node n1 --json
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["document"]=="golden-drill-report" and d["failed"]==0 and d["drills"][-1]["passed"], d' <<<"$output"
+}
+
+@test "after a drill the kernel-log cursors are intact: a real XID on another GPU drains once and is not cleared as a drill" {
+	kmsg_line="NVRM: Xid (PCI:0612:00:00): 79, pid=4242, name=python3, GPU has fallen off the bus."
+	printf '%s\n' "$kmsg_line" >/dev/kmsg
+	golden_wait_node_state n1 DRAIN 30
+	[ "$(golden_node_reason n1)" = "gpu1 xid79 offbus; reboot [golden]" ]
+	# A real fault of the reboot class: a passing health check does not end it.
+	hc n1 || true
+	[ "$(golden_node_reason n1)" = "gpu1 xid79 offbus; reboot [golden]" ]
+	run golden status --node n1
+	[[ "$output" == *"a reboot (boot id still"* ]]
+	# And a drill refuses to run while golden holds it.
+	before=$(xid_lines 1)
+	NODE=n1 run golden drill run --node n1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not run: n1 is IDLE+DRAIN"*" (gpu1 xid79 offbus; reboot [golden])"* ]]
+	[ "$(xid_lines 1)" -eq "$before" ]
+	admin_resume n1
+}
+
+@test "drill --return manual with a job running (--allow-busy): the ordinary user's job keeps running, the node stays drained" {
+	u=$(golden_test_user)
+	job=$(cd /tmp && runuser -u "$u" -- sbatch --parsable -w n3 -t 5 --wrap 'sleep 300')
+	golden_wait_node_state n3 'ALLOC|MIXED' 30
+	NODE=n3 run golden drill run --node n3
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"n3 is running a job"*"--allow-busy"* ]]
+	NODE=n3 run golden drill run --node n3 --allow-busy --gpu 2 --xid 48 --timeout 60
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"NVRM: Xid (PCI:0633:00:00): 48, pid='<unknown>', name=<unknown>, Double Bit ECC Error."* ]]
+	[[ "$output" == *"running job(s) $job: still running after the drain"* ]]
+	[[ "$output" == *"--return manual: n3 stays drained"* ]]
+	[[ "$(golden_node_state n3)" == *DRAIN* ]]
+	[ "$(golden_node_reason n3)" = "gpu2 xid48 dbe; gpu-reset [golden]" ]
+	[ "$(golden_job_state "$job")" = RUNNING ]
+	scancel "$job"
+	golden_wait_job "$job" >/dev/null
+	admin_resume n3
+}
+
+@test "a node without golden-watch never drains within the drill's time: FAILED DRILL, reported loudly" {
+	NODE=n2 run golden drill run --node n2 --no-probe --timeout 5
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "${lines[-1]}" == "FAILED DRILL: drill "*"-n2: FAIL: never detected; NEVER DRAINED" ]]
+	NODE=n2 run golden drill report --node n2
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAILED DRILL "*"-n2: n2 never drained after the injected fault (xid79 gpu0 0621:00:00.0)"* ]]
+	# The fault was real to golden all along: the next health check drains it.
+	hc n2 || true
+	[ "$(golden_node_reason n2)" = "gpu0 xid79 offbus; reboot [golden]" ]
+	admin_resume n2
+}
+
+@test "refused before anything is injected: an application XID, a GPU the node lacks, an ordinary user" {
+	before=$(xid_lines 1)
+	NODE=n1 run golden drill run --node n1 --xid 13
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"XID 13: golden does not drain for it"* ]]
+	NODE=n1 run golden drill run --node n1 --gpu 7
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--gpu 7: n1 has 4 GPU(s) (0-3)"* ]]
+	u=$(golden_test_user)
+	run runuser -u "$u" -- env GOLDEN_CONF="$WORK/golden.conf" "$GOLDEN_BUILDDIR/cli/golden" drill run --node n1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"must run as root"* ]]
+	NODE=n1 run golden drill run --node n1 --return later
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--return later: expected auto or manual"* ]]
+	[ "$(xid_lines 1)" -eq "$before" ]
+}
