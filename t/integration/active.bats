@@ -13,11 +13,10 @@
 # failures drain through the lifecycle, and slurmd's HealthCheckProgram
 # validates a drained node with the stand-in before golden resumes it.
 #
-# Node k's GPUs live in PCI domain 00k1..00k4 (as in lifecycle.bats), so a
+# Node k's GPUs live in PCI domain 04k1..04k4 (golden_gpu_nodes), so a
 # fault written to the shared /dev/kmsg belongs to exactly one node.
 
 load ../lib/common
-
 
 setup_file() {
 	golden_require_root
@@ -25,35 +24,7 @@ setup_file() {
 	golden_kmsg_lock
 	export WORK="$BATS_FILE_TMPDIR/work"
 	mkdir -p "$WORK/nvml" "$WORK/metrics" "$WORK/bin/standin.d"
-	python3 - "$GOLDEN_SRCDIR/t/fixtures/nodes.json" "$WORK/nodes.json" <<-'EOP'
-	import json, sys
-	d = json.load(open(sys.argv[1]))
-	base = d["fixtures"]["vm-flat"]
-	out = {"models": d["models"], "ports": d["ports"], "fixtures": {}}
-	for k in range(1, 4):
-	    f = json.loads(json.dumps(base))
-	    # PCI domains of their own (0x4xx/0x5xx): the kernel log is the host's,
-	    # and lifecycle.bats writes faults for its 0x0xx/0x1xx addresses.
-	    gpus = ["%04x:00:00.0" % (0x400 + 0x10 * k + i) for i in range(1, 5)]
-	    nics = ["%04x:00:00.0" % (0x500 + 0x10 * k + i) for i in range(1, 5)]
-	    f["pci"] = [{"numa": 0, "tree": [b]} for b in gpus + nics]
-	    f["devices"] = {g: "a100" for g in gpus}
-	    for i, b in enumerate(nics):
-	        f["devices"][b] = {"model": "cx6-vf-ib", "rdma": "mlx5_%d" % i,
-	                           "net": "ib%d" % i, "port": "hdr"}
-	    out["fixtures"]["n%d" % k] = f
-	json.dump(out, open(sys.argv[2], "w"), indent=1)
-	EOP
-	python3 "$GOLDEN_SRCDIR/t/fixtures/mkfixture.py" "$WORK/nodes.json" "$WORK/nodes"
-	for k in 1 2 3; do
-		python3 - "$GOLDEN_SRCDIR/t/fixtures/nvml/healthy-8gpu.json" "$WORK/nvml/n$k.json" "$k" <<-'EOP'
-		import json, sys
-		d = json.load(open(sys.argv[1]))
-		k = int(sys.argv[3])
-		d["gpus"] = [dict(d["gpus"][0], bus_id="%04x:00:00.0" % (0x400 + 0x10 * k + i + 1)) for i in range(4)]
-		json.dump(d, open(sys.argv[2], "w"))
-		EOP
-	done
+	golden_gpu_nodes "$WORK" 3 0x400 0x500
 	# The stand-in where golden.conf's `active =` points; root-owned, 0755.
 	install -m 0755 "$GOLDEN_SRCDIR/t/active-standin/golden-active-standin" "$WORK/bin/golden-active"
 	chmod 0755 "$WORK/bin" "$WORK/bin/standin.d"
@@ -77,15 +48,7 @@ setup_file() {
 	EOC
 	chmod 0644 "$WORK/golden.conf"
 	golden_cluster_prepare
-	cat >"$WORK/healthcheck" <<-EOW
-	#!/bin/sh
-	export SLURM_CONF=$SLURM_CONF
-	export GOLDEN_CONF=$WORK/golden.conf
-	export LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs
-	export FAKE_NVML_STATE=$WORK/nvml/\$SLURMD_NODENAME.json
-	exec $GOLDEN_BUILDDIR/cli/golden check --healthcheck
-	EOW
-	chmod 0755 "$WORK/healthcheck"
+	golden_healthcheck_script "$WORK"
 	# Faults earlier runs of this file injected (test 3's XID for n1's GPU)
 	# are not this run's: start each node's kernel-log cursors now.
 	for n in n1 n2 n3; do

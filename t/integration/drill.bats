@@ -18,33 +18,7 @@ setup_file() {
 	golden_kmsg_lock
 	export WORK="$BATS_FILE_TMPDIR/work"
 	mkdir -p "$WORK/nvml" "$WORK/metrics"
-	python3 - "$GOLDEN_SRCDIR/t/fixtures/nodes.json" "$WORK/nodes.json" <<-'EOP'
-	import json, sys
-	d = json.load(open(sys.argv[1]))
-	base = d["fixtures"]["vm-flat"]
-	out = {"models": d["models"], "ports": d["ports"], "fixtures": {}}
-	for k in range(1, 4):
-	    f = json.loads(json.dumps(base))
-	    gpus = ["%04x:00:00.0" % (0x600 + 0x10 * k + i) for i in range(1, 5)]
-	    nics = ["%04x:00:00.0" % (0x700 + 0x10 * k + i) for i in range(1, 5)]
-	    f["pci"] = [{"numa": 0, "tree": [b]} for b in gpus + nics]
-	    f["devices"] = {g: "a100" for g in gpus}
-	    for i, b in enumerate(nics):
-	        f["devices"][b] = {"model": "cx6-vf-ib", "rdma": "mlx5_%d" % i,
-	                           "net": "ib%d" % i, "port": "hdr"}
-	    out["fixtures"]["n%d" % k] = f
-	json.dump(out, open(sys.argv[2], "w"), indent=1)
-	EOP
-	python3 "$GOLDEN_SRCDIR/t/fixtures/mkfixture.py" "$WORK/nodes.json" "$WORK/nodes"
-	for k in 1 2 3; do
-		python3 - "$GOLDEN_SRCDIR/t/fixtures/nvml/healthy-8gpu.json" "$WORK/nvml/n$k.json" "$k" <<-'EOP'
-		import json, sys
-		d = json.load(open(sys.argv[1]))
-		k = int(sys.argv[3])
-		d["gpus"] = [dict(d["gpus"][0], bus_id="%04x:00:00.0" % (0x600 + 0x10 * k + i + 1)) for i in range(4)]
-		json.dump(d, open(sys.argv[2], "w"))
-		EOP
-	done
+	golden_gpu_nodes "$WORK" 3 0x600 0x700
 	cat >"$WORK/golden.conf" <<-EOC
 	topology = $WORK/nodes/%n/topo.xml
 	sysroot = $WORK/nodes/%n/root
@@ -60,15 +34,7 @@ setup_file() {
 	EOC
 	chmod 0644 "$WORK/golden.conf"
 	golden_cluster_prepare
-	cat >"$WORK/healthcheck" <<-EOW
-	#!/bin/sh
-	export SLURM_CONF=$SLURM_CONF
-	export GOLDEN_CONF=$WORK/golden.conf
-	export LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs
-	export FAKE_NVML_STATE=$WORK/nvml/\$SLURMD_NODENAME.json
-	exec $GOLDEN_BUILDDIR/cli/golden check --healthcheck
-	EOW
-	chmod 0755 "$WORK/healthcheck"
+	golden_healthcheck_script "$WORK"
 	for n in n1 n2 n3; do
 		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN_BUILDDIR/cli/golden" check --node "$n" \
 			--acknowledge-kmsg >/dev/null
@@ -96,28 +62,8 @@ teardown() {
 	golden_dump_logs_on_failure
 }
 
-watch_start() {
-	GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
-		FAKE_NVML_STATE=$WORK/nvml/$1.json setsid "$GOLDEN_BUILDDIR/watch/golden-watch" \
-		--node "$1" </dev/null >>"$WORK/watch-$1.log" 2>&1 3>&- &
-	echo $! >"$WORK/watch-$1.pid"
-	for _ in $(seq 100); do
-		grep -q "watching" "$WORK/watch-$1.log" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-watch_stop() {
-	local pid
-	pid=$(cat "$WORK/watch-$1.pid" 2>/dev/null) || return 0
-	kill -TERM "$pid" 2>/dev/null || true
-	for _ in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-}
+watch_start() { golden_watch_start "$WORK" "$1"; }
+watch_stop() { golden_watch_stop "$WORK" "$1"; }
 
 golden() {
 	GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \

@@ -53,15 +53,7 @@ EOC
 	EOC
 	chmod 0644 "$WORK/golden.conf"
 	golden_cluster_prepare
-	cat >"$WORK/healthcheck" <<-EOW
-	#!/bin/sh
-	export SLURM_CONF=$SLURM_CONF
-	export GOLDEN_CONF=$WORK/golden.conf
-	export LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs
-	export FAKE_NVML_STATE=$WORK/nvml/\$SLURMD_NODENAME.json
-	exec $GOLDEN_BUILDDIR/cli/golden check --healthcheck
-	EOW
-	chmod 0755 "$WORK/healthcheck"
+	golden_healthcheck_script "$WORK"
 	golden_cluster_start --nodes $NODES \
 		--conf-extra "HealthCheckProgram=$WORK/healthcheck" \
 		--conf-extra HealthCheckInterval=65535 \

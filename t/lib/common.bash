@@ -17,6 +17,9 @@
 #           golden_dump_logs_on_failure (call it from teardown)
 # Host:     golden_kmsg_lock / golden_kmsg_unlock: first thing in setup_file,
 #           last in teardown_file, of every file that writes /dev/kmsg
+# GPU nodes: golden_gpu_nodes DIR N GPU_BASE NIC_BASE (fixtures whose GPUs
+#           are the file's own in the shared kernel log),
+#           golden_healthcheck_script DIR, golden_watch_start/_stop DIR NODE
 #
 # Ports: each test file gets its own slot of GOLDEN_PORT_SLOT (32) ports, so
 # files can run in parallel (make -j2 check, distcheck). The first cluster
@@ -369,4 +372,91 @@ golden_dump_logs_on_failure() {
         golden_dump_logs "$@"
     fi
     return 0
+}
+
+# golden_gpu_nodes DIR N GPU_BASE NIC_BASE: fixtures for nodes n1..nN:
+# DIR/nodes/nK/{topo.xml,root} (the vm-flat fixture: 4 A100s, 4 HDR HCAs)
+# and DIR/nvml/nK.json (the fake NVML's healthy GPUs), node k's GPUs in PCI
+# domains GPU_BASE+0x10*k+1..4 and its HCAs in NIC_BASE+0x10*k+1..4. The
+# kernel log is the host's: with xid_scope = node-gpus an XID belongs to
+# exactly one node, and each file that writes XIDs has bases of its own
+# (lifecycle 0x000/0x100, active 0x400/0x500, drill 0x600/0x700), so one
+# file's faults, still in the ring buffer, are never another's.
+golden_gpu_nodes() {
+    local dir=$1 n=$2 gbase=$3 nbase=$4 k
+    mkdir -p "$dir/nvml"
+    python3 - "$GOLDEN_SRCDIR/t/fixtures/nodes.json" "$dir/nodes.json" "$n" "$gbase" "$nbase" <<-'EOP' || return 1
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	n, gb, nb = int(sys.argv[3]), int(sys.argv[4], 0), int(sys.argv[5], 0)
+	base = d["fixtures"]["vm-flat"]
+	out = {"models": d["models"], "ports": d["ports"], "fixtures": {}}
+	for k in range(1, n + 1):
+	    f = json.loads(json.dumps(base))
+	    gpus = ["%04x:00:00.0" % (gb + 0x10 * k + i) for i in range(1, 5)]
+	    nics = ["%04x:00:00.0" % (nb + 0x10 * k + i) for i in range(1, 5)]
+	    f["pci"] = [{"numa": 0, "tree": [b]} for b in gpus + nics]
+	    f["devices"] = {g: "a100" for g in gpus}
+	    for i, b in enumerate(nics):
+	        f["devices"][b] = {"model": "cx6-vf-ib", "rdma": "mlx5_%d" % i,
+	                           "net": "ib%d" % i, "port": "hdr"}
+	    out["fixtures"]["n%d" % k] = f
+	json.dump(out, open(sys.argv[2], "w"), indent=1)
+	EOP
+    python3 "$GOLDEN_SRCDIR/t/fixtures/mkfixture.py" "$dir/nodes.json" "$dir/nodes" || return 1
+    for ((k = 1; k <= n; k++)); do
+        python3 - "$GOLDEN_SRCDIR/t/fixtures/nvml/healthy-8gpu.json" "$dir/nvml/n$k.json" "$k" "$gbase" <<-'EOP' || return 1
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	k, gb = int(sys.argv[3]), int(sys.argv[4], 0)
+	d["gpus"] = [dict(d["gpus"][0], bus_id="%04x:00:00.0" % (gb + 0x10 * k + i + 1)) for i in range(4)]
+	json.dump(d, open(sys.argv[2], "w"))
+	EOP
+    done
+}
+
+# golden_healthcheck_script DIR: DIR/healthcheck, what slurmd runs as
+# HealthCheckProgram (with only SLURMD_NODENAME in its environment):
+# golden check --healthcheck with DIR/golden.conf and its node's fake NVML.
+# Call it after golden_cluster_prepare (it needs SLURM_CONF).
+golden_healthcheck_script() {
+    local dir=$1
+    cat >"$dir/healthcheck" <<-EOW
+	#!/bin/sh
+	export SLURM_CONF=$SLURM_CONF
+	export GOLDEN_CONF=$dir/golden.conf
+	export LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs
+	export FAKE_NVML_STATE=$dir/nvml/\$SLURMD_NODENAME.json
+	exec $GOLDEN_BUILDDIR/cli/golden check --healthcheck
+	EOW
+    chmod 0755 "$dir/healthcheck"
+}
+
+# golden_watch_start DIR NODE: golden-watch for NODE with DIR/golden.conf
+# and the node's fake NVML, as its systemd unit would run it; log in
+# DIR/watch-NODE.log. Returns once it reads the kernel log.
+golden_watch_start() {
+    local dir=$1 node=$2
+    GOLDEN_CONF=$dir/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
+        FAKE_NVML_STATE=$dir/nvml/$node.json setsid "$GOLDEN_BUILDDIR/watch/golden-watch" \
+        --node "$node" </dev/null >>"$dir/watch-$node.log" 2>&1 3>&- &
+    echo $! >"$dir/watch-$node.pid"
+    for _ in $(seq 100); do
+        grep -q "watching" "$dir/watch-$node.log" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    _golden_err "golden_watch_start: golden-watch for $node did not start: $(tail -n 3 "$dir/watch-$node.log" 2>&1)"
+    return 1
+}
+
+# golden_watch_stop DIR NODE: SIGTERM, then SIGKILL after 5 s.
+golden_watch_stop() {
+    local dir=$1 node=$2 pid
+    pid=$(cat "$dir/watch-$node.pid" 2>/dev/null) || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 50); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
 }
