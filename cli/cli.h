@@ -27,6 +27,11 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* Print recipe-file problems on stderr as they are found. */
 void cli_diag(void *arg, const char *msg);
 
+/* --NAME V as a whole number lo-hi into *out: 0, or -1 after saying
+ * "golden CMD: --NAME V: expected WHAT" (WHAT NULL: "a whole number lo-hi"). */
+int cli_int(const char *cmd, const char *name, const char *v, int lo, int hi, const char *what,
+            int *out);
+
 /* A duration for people: "42s", "17m", "3h05m", "4d". */
 void cli_age(long long s, char *buf, size_t len);
 

@@ -23,7 +23,7 @@ static void usage(void)
 {
 	printf("Usage: golden drill run [--node NAME] [--xid N] [--gpu I] [--return auto|manual]\n"
 	       "                        [--validate-now] [--no-probe] [--allow-busy]\n"
-	       "                        [--timeout SECS] [--config FILE] [--kmsg FILE]\n"
+	       "                        [--timeout SECS] [--config FILE]\n"
 	       "       golden drill report [--node NAME] [--json] [--config FILE]\n"
 	       "\n"
 	       "run (as root, on the node): write into the kernel log the line NVIDIA's driver\n"
@@ -48,28 +48,20 @@ static void usage(void)
 }
 
 struct drill_cli {
-	const char *node, *config, *kmsg, *ret;
+	const char *node, *config, *ret;
 	int xid, gpu, timeout;
 	bool json, validate_now, probe, allow_busy;
 };
 
 static int parse(int argc, char **argv, struct drill_cli *o)
 {
-	static const struct option lo[] = {{"node", required_argument, NULL, 'n'},
-	                                   {"xid", required_argument, NULL, 'x'},
-	                                   {"gpu", required_argument, NULL, 'g'},
-	                                   {"return", required_argument, NULL, 'r'},
-	                                   {"timeout", required_argument, NULL, 't'},
-	                                   {"config", required_argument, NULL, 'c'},
-	                                   {"kmsg", required_argument, NULL, 'k'},
-	                                   {"validate-now", no_argument, NULL, 'V'},
-	                                   {"no-probe", no_argument, NULL, 'P'},
-	                                   {"allow-busy", no_argument, NULL, 'B'},
-	                                   {"json", no_argument, NULL, 'j'},
-	                                   {"help", no_argument, NULL, 'h'},
-	                                   {NULL, 0, NULL, 0}};
-	char *end;
-	long v;
+	static const struct option lo[] = {
+	    {"node", required_argument, NULL, 'n'},    {"xid", required_argument, NULL, 'x'},
+	    {"gpu", required_argument, NULL, 'g'},     {"return", required_argument, NULL, 'r'},
+	    {"timeout", required_argument, NULL, 't'}, {"config", required_argument, NULL, 'c'},
+	    {"validate-now", no_argument, NULL, 'V'},  {"no-probe", no_argument, NULL, 'P'},
+	    {"allow-busy", no_argument, NULL, 'B'},    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	int c;
 
 	optind = 1;
@@ -80,24 +72,18 @@ static int parse(int argc, char **argv, struct drill_cli *o)
 			o->node = optarg;
 			break;
 		case 'x':
-		case 'g':
-		case 't':
-			v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < (c == 't' ? 5 : 0) ||
-			    v > (c == 'x'   ? 999
-			         : c == 'g' ? 63
-			                    : 86400)) {
-				cli_error("drill", "--%s %s: expected %s",
-				          c == 'x'   ? "xid"
-				          : c == 'g' ? "gpu"
-				                     : "timeout",
-				          optarg,
-				          c == 'x'   ? "an XID number (79, 48, 95, ...)"
-				          : c == 'g' ? "a GPU index 0-63"
-				                     : "5-86400 seconds");
+			if (cli_int("drill", "xid", optarg, 0, 999,
+			            "an XID number (79, 48, 95, ...)", &o->xid) < 0)
 				return -1;
-			}
-			*(c == 'x' ? &o->xid : c == 'g' ? &o->gpu : &o->timeout) = (int)v;
+			break;
+		case 'g':
+			if (cli_int("drill", "gpu", optarg, 0, 63, "a GPU index 0-63", &o->gpu) < 0)
+				return -1;
+			break;
+		case 't':
+			if (cli_int("drill", "timeout", optarg, 5, 86400, "5-86400 seconds",
+			            &o->timeout) < 0)
+				return -1;
 			break;
 		case 'r':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "manual")) {
@@ -108,9 +94,6 @@ static int parse(int argc, char **argv, struct drill_cli *o)
 			break;
 		case 'c':
 			o->config = optarg;
-			break;
-		case 'k':
-			o->kmsg = optarg;
 			break;
 		case 'V':
 			o->validate_now = true;
@@ -221,7 +204,7 @@ out:
 
 int cmd_drill(int argc, char **argv)
 {
-	struct drill_cli o = {NULL, NULL, NULL, "manual", 79, 0, 0, false, false, true, false};
+	struct drill_cli o = {NULL, NULL, "manual", 79, 0, 0, false, false, true, false};
 	struct golden_conf *conf = malloc(sizeof(*conf));
 	struct golden_drill d;
 	struct golden_err err = {{0}};
@@ -262,22 +245,21 @@ int cmd_drill(int argc, char **argv)
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = '\0';
 	{
-		struct golden_drill_opts dopts = {conf,
-		                                  node,
-		                                  state,
-		                                  topo,
-		                                  sysroot,
-		                                  o.kmsg,
-		                                  self,
-		                                  o.config,
-		                                  o.xid,
-		                                  o.gpu,
-		                                  !strcmp(o.ret, "auto"),
-		                                  o.allow_busy,
-		                                  o.validate_now,
-		                                  o.probe,
-		                                  o.timeout,
-		                                  stdout};
+		struct golden_drill_opts dopts = {.conf = conf,
+		                                  .node = node,
+		                                  .state_dir = state,
+		                                  .topology = topo,
+		                                  .sysroot = sysroot,
+		                                  .golden = self,
+		                                  .config = o.config,
+		                                  .xid = o.xid,
+		                                  .gpu = o.gpu,
+		                                  .return_auto = !strcmp(o.ret, "auto"),
+		                                  .allow_busy = o.allow_busy,
+		                                  .validate_now = o.validate_now,
+		                                  .probe = o.probe,
+		                                  .timeout_s = o.timeout,
+		                                  .progress = stdout};
 
 		switch (golden_drill_run(&dopts, &d, &err)) {
 		case 1:

@@ -418,7 +418,7 @@ int cmd_sweep_locate(int argc, char **argv)
 		else if (!strcmp(name, "tolerance")) {
 			int pct;
 
-			if (sweep_int(l->c.cmd, name, v, 1, 90, &pct) < 0)
+			if (cli_int(l->c.cmd, name, v, 1, 90, NULL, &pct) < 0)
 				goto out;
 			l->tolerance = pct / 100.0;
 		} else if (!strcmp(name, "min-busbw")) {

@@ -42,21 +42,6 @@ const char *sweep_opt_value(int argc, char **argv, int *i, char *name, size_t le
 	return NULL;
 }
 
-int sweep_int(const char *cmd, const char *name, const char *v, int lo, int hi, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (end == v || *end || errno || n < lo || n > hi) {
-		cli_error(cmd, "--%s %s: expected a whole number %d-%d", name, v, lo, hi);
-		return -1;
-	}
-	*out = (int)n;
-	return 0;
-}
-
 int sweep_prepare_out(const char *cmd, const char *dir)
 {
 	struct stat st;
@@ -350,7 +335,7 @@ int sweep_launch_option(struct sweep_ctx *c, struct sweep_analysis *a, const cha
 		}
 		c->launch.launcher = v;
 	} else if (!strcmp(name, "gpus-per-node")) {
-		if (sweep_int(c->cmd, name, v, 1, 1024, &n) < 0)
+		if (cli_int(c->cmd, name, v, 1, 1024, NULL, &n) < 0)
 			return -1;
 		c->launch.tasks_per_node = n;
 		a->infer.gpus_per_node = n;
@@ -366,13 +351,13 @@ int sweep_launch_option(struct sweep_ctx *c, struct sweep_analysis *a, const cha
 			return -1;
 		}
 	} else if (!strcmp(name, "step-factor")) {
-		if (sweep_int(c->cmd, name, v, 2, 1024, &c->launch.step_factor) < 0)
+		if (cli_int(c->cmd, name, v, 2, 1024, NULL, &c->launch.step_factor) < 0)
 			return -1;
 	} else if (!strcmp(name, "time-limit")) {
-		if (sweep_int(c->cmd, name, v, 1, 24 * 60, &c->launch.time_limit_min) < 0)
+		if (cli_int(c->cmd, name, v, 1, 24 * 60, NULL, &c->launch.time_limit_min) < 0)
 			return -1;
 	} else if (!strcmp(name, "step-timeout")) {
-		if (sweep_int(c->cmd, name, v, 1, 24 * 3600, &n) < 0)
+		if (cli_int(c->cmd, name, v, 1, 24 * 3600, NULL, &n) < 0)
 			return -1;
 		c->step_timeout_ms = n * 1000L;
 	} else if (!strcmp(name, "test-args")) {
@@ -515,10 +500,10 @@ int cmd_sweep_run(int argc, char **argv)
 			out = v;
 		else if (!strcmp(name, "nodes")) {
 			if (strcmp(v, "all-idle") &&
-			    sweep_int(c.cmd, name, v, 1, 100000, &want) < 0)
+			    cli_int(c.cmd, name, v, 1, 100000, NULL, &want) < 0)
 				return 2;
 		} else if (!strcmp(name, "min-nodes")) {
-			if (sweep_int(c.cmd, name, v, 1, 2, &from) < 0)
+			if (cli_int(c.cmd, name, v, 1, 2, NULL, &from) < 0)
 				return 2;
 		} else if (!strcmp(name, "nodelist"))
 			nodelist = v;

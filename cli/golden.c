@@ -1,6 +1,7 @@
 /* golden: show what slurm-golden would do on this node. */
 #include <config.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -79,6 +80,25 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cli_int(const char *cmd, const char *name, const char *v, int lo, int hi, const char *what,
+            int *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (end == v || *end || errno || n < lo || n > hi) {
+		if (what)
+			cli_error(cmd, "--%s %s: expected %s", name, v, what);
+		else
+			cli_error(cmd, "--%s %s: expected a whole number %d-%d", name, v, lo, hi);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
 }
 
 void cli_diag(void *arg, const char *msg)

@@ -87,7 +87,6 @@ int sweep_parse_logs(const char *cmd, char **files, int n, struct golden_sweep_s
 
 /* "--name=value" / "--name value" at argv[*i]: the value (NULL if none). */
 const char *sweep_opt_value(int argc, char **argv, int *i, char *name, size_t len);
-int sweep_int(const char *cmd, const char *name, const char *v, int lo, int hi, int *out);
 
 int cmd_sweep_analyse(int argc, char **argv);
 int cmd_sweep_run(int argc, char **argv);

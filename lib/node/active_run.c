@@ -56,7 +56,7 @@ static long long jint(struct json_object *o, const char *k)
 
 int golden_active_record_load(const char *state_dir, struct golden_active_record *rec)
 {
-	char path[PATH_MAX], why[128];
+	char path[PATH_MAX];
 	struct json_object *root, *v;
 	struct golden_err err = {{0}};
 	struct stat st;
@@ -81,7 +81,7 @@ int golden_active_record_load(const char *state_dir, struct golden_active_record
 	root = json_tokener_parse(buf);
 	free(buf);
 	if (!root || !json_object_is_type(root, json_type_object) ||
-	    !golden_json_schema_ok(root, "golden-active-record", why, sizeof(why))) {
+	    !golden_json_schema_ok(root, "golden-active-record", NULL, 0)) {
 		json_object_put(root);
 		return -1;
 	}

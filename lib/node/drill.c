@@ -71,8 +71,6 @@ static bool xid_drains(const struct golden_conf *conf, int xid)
 static int refuse(const struct golden_drill_opts *o, struct golden_err *err)
 {
 	struct golden_node_state st;
-	struct golden_ledger *l;
-	int rc = 0;
 
 	if (geteuid() != 0)
 		return golden_err_set(err, "must run as root: a drill writes to /dev/kmsg");
@@ -94,7 +92,18 @@ static int refuse(const struct golden_drill_opts *o, struct golden_err *err)
 		                      "%s is running a job (%s): the drill would drain it under "
 		                      "the job; --allow-busy to drill it anyway",
 		                      o->node, st.state);
-	l = malloc(sizeof(*l));
+	return 0;
+}
+
+/* Under the ledger's lock, so that no drain and no other drill can begin
+ * between this check and the injection. */
+static int refuse_locked(const struct golden_drill_opts *o, struct golden_drills *ds,
+                         struct golden_err *err)
+{
+	struct golden_ledger *l = malloc(sizeof(*l));
+	const struct golden_drill *r;
+	int rc = 0;
+
 	if (!l)
 		return golden_err_set(err, "out of memory");
 	if (golden_ledger_load(o->state_dir, l) < 0)
@@ -103,6 +112,11 @@ static int refuse(const struct golden_drill_opts *o, struct golden_err *err)
 	else if (l->hold.active)
 		rc = golden_err_set(err, "golden %s a drain of %s (%s): no drill until it ends",
 		                    l->hold.applied ? "holds" : "owes", o->node, l->hold.reason);
+	else if (golden_drills_load(o->state_dir, ds) < 0)
+		rc = golden_err_set(err, "%s/%s: unreadable", o->state_dir, GOLDEN_DRILLS);
+	else if ((r = golden_drills_running(ds)))
+		rc = golden_err_set(err, "drill %s is running (pid %ld): one at a time", r->id,
+		                    r->pid);
 	free(l);
 	return rc;
 }
@@ -133,30 +147,25 @@ static int on_record(uint64_t seq, uint64_t ts, int facility, int level, const c
 static int inject(const struct golden_drill_opts *o, const char *line, struct golden_drill *d,
                   struct golden_err *err)
 {
-	const char *path = o->kmsg_path ? o->kmsg_path : "/dev/kmsg";
 	struct find_line f = {line, d->seq_before, 0};
 	struct golden_kmsg_stats st;
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (o->kmsg_path ? O_APPEND : 0));
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 	char rec[GOLDEN_KMSG_RECORD_MAX];
 	ssize_t n;
 	int len;
 
 	if (fd < 0)
-		return golden_err_set(err, "cannot open %s: %s", path, strerror(errno));
-	/* A file of records (tests without a kernel log) gets a record line. */
+		return golden_err_set(err, "cannot open /dev/kmsg: %s", strerror(errno));
 	/* The newline ends the record: without it the kernel keeps the record
 	 * open for a continuation and no reader sees it until the next line. */
-	len = golden_kmsg_is_live(path) ? snprintf(rec, sizeof(rec), "%s\n", line)
-	                                : snprintf(rec, sizeof(rec), "11,%llu,0,-;%s\n",
-	                                           (unsigned long long)d->seq_before + 1, line);
+	len = snprintf(rec, sizeof(rec), "%s\n", line);
 	d->injected_ms = golden_epoch_ms();
 	n = write(fd, rec, (size_t)len);
 	close(fd);
 	if (n != len)
-		return golden_err_set(err, "cannot write %s: %s", path,
+		return golden_err_set(err, "cannot write /dev/kmsg: %s",
 		                      n < 0 ? strerror(errno) : "short write");
-	golden_kmsg_scan(o->kmsg_path, NULL, o->sysroot[0] ? o->sysroot : NULL, false, on_record,
-	                 &f, &st);
+	golden_kmsg_scan(NULL, NULL, NULL, false, on_record, &f, &st);
 	d->seq = f.seq;
 	return 0;
 }
@@ -172,8 +181,7 @@ static bool decided(const struct golden_drill_opts *o, const struct golden_drill
 
 	if (!l)
 		return false;
-	if (golden_ledger_load(o->state_dir, l) == 0 && l->hold.active &&
-	    !strcmp(l->hold.boot_id, d->boot_id) && (!d->seq || l->hold.kmsg_seq >= d->seq)) {
+	if (golden_ledger_load(o->state_dir, l) == 0 && golden_drill_owns_hold(d, &l->hold)) {
 		*out = l->hold;
 		yes = true;
 	}
@@ -426,17 +434,12 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 	}
 	/* One drill at a time, checked and recorded under the ledger's lock. */
 	lock = golden_ledger_lock(o->state_dir);
-	if (lock < 0 || golden_drills_load(o->state_dir, ds) < 0) {
-		golden_err_set(err, "%s: cannot lock the ledger or read %s", o->state_dir,
-		               GOLDEN_DRILLS);
+	if (lock < 0) {
+		golden_err_set(err, "%s: cannot lock the ledger", o->state_dir);
 		goto out;
 	}
-	if (golden_drills_running(ds)) {
-		const struct golden_drill *r = golden_drills_running(ds);
-
-		golden_err_set(err, "drill %s is running (pid %ld): one at a time", r->id, r->pid);
+	if (refuse_locked(o, ds, err) < 0)
 		goto out;
-	}
 	gmtime_r(&now, &tm);
 	strftime(d->id, sizeof(d->id), "%Y%m%dT%H%M%S", &tm);
 	snprintf(d->id + strlen(d->id), sizeof(d->id) - strlen(d->id), "-%.14s", o->node);
@@ -452,8 +455,7 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 	d->pid = (long)getpid();
 	d->job_kept = -1;
 	d->probe = -1;
-	golden_kmsg_scan(o->kmsg_path, NULL, o->sysroot[0] ? o->sysroot : NULL, false, NULL, NULL,
-	                 &st);
+	golden_kmsg_scan(NULL, NULL, NULL, false, NULL, NULL, &st);
 	/* The boot as the lifecycle names it in a drain it decides (the
 	 * node's sysroot's boot id, as for its reboot class). */
 	golden_kmsg_boot_id(o->sysroot[0] ? o->sysroot : NULL, d->boot_id, sizeof(d->boot_id));

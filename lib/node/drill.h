@@ -34,7 +34,6 @@ struct golden_drill_opts {
 	const char *state_dir; /* the node's, %n expanded */
 	const char *topology;  /* the node's topology XML, "" live */
 	const char *sysroot;   /* "" the real root */
-	const char *kmsg_path; /* NULL: /dev/kmsg */
 	const char *golden;    /* this program, for --validate-now ("" none) */
 	const char *config;    /* golden.conf given to golden (NULL: default) */
 	int xid;               /* default 79 */

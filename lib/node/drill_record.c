@@ -96,7 +96,7 @@ static void load_one(struct json_object *o, struct golden_drill *d)
 
 int golden_drills_load(const char *state_dir, struct golden_drills *ds)
 {
-	char path[PATH_MAX], why[128];
+	char path[PATH_MAX];
 	struct json_object *root, *arr;
 	struct stat st;
 	char *buf;
@@ -127,7 +127,7 @@ int golden_drills_load(const char *state_dir, struct golden_drills *ds)
 	buf[n] = '\0';
 	root = json_tokener_parse(buf);
 	free(buf);
-	if (!root || !golden_json_schema_ok(root, "golden-drills", why, sizeof(why)) ||
+	if (!root || !golden_json_schema_ok(root, "golden-drills", NULL, 0) ||
 	    !json_object_object_get_ex(root, "drills", &arr) ||
 	    !json_object_is_type(arr, json_type_array)) {
 		json_object_put(root);
@@ -241,6 +241,13 @@ struct golden_drill *golden_drills_running(struct golden_drills *ds)
 		return d;
 	}
 	return NULL;
+}
+
+bool golden_drill_owns_hold(const struct golden_drill *d, const struct golden_hold *h)
+{
+	return h->active && d->seq && h->kmsg_seq >= d->seq && !strcmp(d->boot_id, h->boot_id) &&
+	       !strcmp(d->check, h->check) && h->time * 1000 >= d->injected_ms - 1000 &&
+	       (!h->gpu_busid[0] || !strncmp(h->gpu_busid, d->target, 10));
 }
 
 static long long span(long long a, long long b)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "health/check.h"
+#include "node/ledger.h"
 #include "topo/topo.h"
 #include "util/kmsg.h"
 
@@ -74,6 +75,12 @@ struct golden_drill *golden_drills_find(struct golden_drills *ds, const char *id
 /* The running drill, if any (a running drill whose program is gone is
  * marked abandoned first, and then is not running). */
 struct golden_drill *golden_drills_running(struct golden_drills *ds);
+
+/* Is h the drain golden decided for d's injected record? Same boot, decided
+ * after that record existed (its sequence number, never its text), by the
+ * check d targets, for d's GPU. The drill program and the lifecycle ask
+ * the same question: this is their one answer. */
+bool golden_drill_owns_hold(const struct golden_drill *d, const struct golden_hold *h);
 
 /* Durations in ms, -1 when one end is missing. */
 long long golden_drill_detect_ms(const struct golden_drill *d);

@@ -41,23 +41,25 @@ static void short_boot(const char *boot, char *buf, size_t len)
 }
 
 /* Is the held drain the running drill's own fault, with --return auto?
- * Only the drain of the very record the drill injected qualifies: same
- * boot, decided after that record existed (its sequence number, never its
- * text), by the check the drill targets, for the drill's GPU, while the
- * drill program still runs. A real fault found at the same time is not the
- * drill's (another check, another GPU) and keeps its class. */
+ * Only the drain of the very record the drill injected qualifies
+ * (golden_drill_owns_hold), while the drill program still runs, and only
+ * for a class that would otherwise wait for a reboot, a reset or an active
+ * check: a transient drain ends at a passing check anyway, a flapping one
+ * never by golden. A real fault found at the same time is not the drill's
+ * (another check, another GPU) and keeps its class. */
 static bool drill_fault(const struct golden_lifecycle *lc, const struct golden_hold *h)
 {
-	struct golden_drills *ds = malloc(sizeof(*ds));
+	struct golden_drills *ds;
 	const struct golden_drill *d;
 	bool yes = false;
 
+	if (h->cls == GOLDEN_HOLD_TRANSIENT || h->cls == GOLDEN_HOLD_FLAPPING)
+		return false;
+	ds = malloc(sizeof(*ds));
 	if (!ds)
 		return false;
 	if (golden_drills_load(lc->state_dir, ds) == 0 && (d = golden_drills_running(ds)) &&
-	    d->return_auto && d->seq && h->kmsg_seq >= d->seq && !strcmp(d->boot_id, h->boot_id) &&
-	    !strcmp(d->check, h->check) && h->time * 1000 >= d->injected_ms - 1000 &&
-	    (!h->gpu_busid[0] || !strncmp(h->gpu_busid, d->target, 10)))
+	    d->return_auto && golden_drill_owns_hold(d, h))
 		yes = true;
 	free(ds);
 	return yes;
@@ -80,7 +82,7 @@ void golden_lifecycle_waiting_for(const struct golden_lifecycle *lc, const struc
 		return;
 	}
 	short_boot(h->boot_id, b, sizeof(b));
-	if (h->cls != GOLDEN_HOLD_FLAPPING && drill_fault(lc, h)) {
+	if (drill_fault(lc, h)) {
 		snprintf(buf, len,
 		         "a health check in which %s passes: the fault is a running drill's "
 		         "(golden drill run --return auto), no %s needed",
@@ -248,8 +250,7 @@ static bool cleared(const struct golden_lifecycle *lc, const struct golden_hold 
 	rebooted = strcmp(now_boot, h->boot_id) != 0;
 	/* A drill's own fault ends like a transient one: the node's normal
 	 * validation clears it, without the reboot or reset a real one needs. */
-	if (h->cls != GOLDEN_HOLD_FLAPPING && h->cls != GOLDEN_HOLD_TRANSIENT &&
-	    drill_fault(lc, h)) {
+	if (drill_fault(lc, h)) {
 		if (!outcome_of(rep, h->check)) {
 			snprintf(why, len, "%s did not run in this health check", h->check);
 			return false;

@@ -45,7 +45,7 @@ bool golden_json_schema_ok(struct json_object *doc, const char *document, char *
 	struct json_object *m = NULL;
 	long long v;
 
-	if (len)
+	if (why && len)
 		why[0] = '\0';
 	if (name && strcmp(name, document)) {
 		snprintf(why, len, "it is a %.64s document, not %s", name, document);

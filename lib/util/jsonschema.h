@@ -25,7 +25,8 @@
 void golden_json_stamp(struct json_object *doc, const char *document);
 
 /* True when doc may be read as document (see the rule above); false with
- * why ("a golden-sweep document", "schema 2, newer than this golden's 1"). */
+ * why ("a golden-sweep document", "schema 2, newer than this golden's 1").
+ * why may be NULL (len 0) for a reader that treats the file as unreadable. */
 bool golden_json_schema_ok(struct json_object *doc, const char *document, char *why, size_t len);
 
 #endif

@@ -44,10 +44,20 @@ static bool has(const char *text, const char *line)
 	return text && strstr(text, line);
 }
 
+/* The check_status series of check in state, with value v. */
+static const char *status_line(char *buf, size_t len, const char *check, const char *state, int v)
+{
+	snprintf(buf, len,
+	         "slurm_golden_check_status{node=\"n1\",phase=\"healthcheck\",check=\"%s\","
+	         "state=\"%s\"} %d\n",
+	         check, state, v);
+	return buf;
+}
+
 static void test_checks(const char *dir)
 {
 	struct golden_run_report *rep = calloc(1, sizeof(*rep));
-	char path[1100];
+	char path[1100], a[256], b[256];
 	const char *t;
 
 	rep->n = 3;
@@ -63,26 +73,13 @@ static void test_checks(const char *dir)
 	is_int(golden_metrics_checks(dir, "n1", "healthcheck", rep), 0, "checks textfile written");
 	snprintf(path, sizeof(path), "%s/slurm_golden_checks_healthcheck.prom", dir);
 	t = slurp(path);
-	char ok_line[256], fail_line[256], warn_line[256], zero_line[256];
-	snprintf(ok_line, sizeof(ok_line),
-	         "slurm_golden_check_status{node=\"n1\",phase=\"healthcheck\",check=\"%s\","
-	         "state=\"ok\"} 1\n",
-	         golden_xid_checks[0].name);
-	snprintf(zero_line, sizeof(zero_line),
-	         "slurm_golden_check_status{node=\"n1\",phase=\"healthcheck\",check=\"%s\","
-	         "state=\"fail\"} 0\n",
-	         golden_xid_checks[0].name);
-	snprintf(fail_line, sizeof(fail_line),
-	         "slurm_golden_check_status{node=\"n1\",phase=\"healthcheck\",check=\"%s\","
-	         "state=\"fail\"} 1\n",
-	         golden_fabric_checks[0].name);
-	snprintf(warn_line, sizeof(warn_line),
-	         "slurm_golden_check_status{node=\"n1\",phase=\"healthcheck\",check=\"%s\","
-	         "state=\"warn\"} 1\n",
-	         golden_storage_checks[0].name);
-	ok(has(t, ok_line) && has(t, zero_line), "an ok check: 1 for ok, 0 for fail");
-	ok(has(t, fail_line), "a failed check: 1 for fail");
-	ok(has(t, warn_line), "a warning: 1 for warn");
+	ok(has(t, status_line(a, sizeof(a), golden_xid_checks[0].name, "ok", 1)) &&
+	       has(t, status_line(b, sizeof(b), golden_xid_checks[0].name, "fail", 0)),
+	   "an ok check: 1 for ok, 0 for fail");
+	ok(has(t, status_line(a, sizeof(a), golden_fabric_checks[0].name, "fail", 1)),
+	   "a failed check: 1 for fail");
+	ok(has(t, status_line(a, sizeof(a), golden_storage_checks[0].name, "warn", 1)),
+	   "a warning: 1 for warn");
 	ok(has(t, "# TYPE slurm_golden_check_status gauge\n"), "TYPE line");
 	ok(has(t, "slurm_golden_check_duration_seconds{node=\"n1\",phase=\"healthcheck\",check=") &&
 	       has(t, "} 1.250\n"),
@@ -139,12 +136,20 @@ static void test_lifecycle_watch(const char *dir)
 {
 	struct golden_ledger *l = calloc(1, sizeof(*l));
 	struct golden_watch_stats w;
+	char path[1100];
+	const char *t;
 
 	golden_ledger_count_drain(l, "xid");
 	l->hold.active = true;
 	l->hold.applied = true;
 	l->hold.cls = GOLDEN_HOLD_RESET;
 	is_int(golden_metrics_lifecycle(dir, "n3", l), 0, "lifecycle textfile written");
+	snprintf(path, sizeof(path), "%s/slurm_golden_lifecycle.prom", dir);
+	t = slurp(path);
+	/* The class label names what `golden status` and the ledger call it. */
+	ok(has(t, "slurm_golden_drained{node=\"n3\",class=\"reset\"} 1\n") &&
+	       has(t, "slurm_golden_drained{node=\"n3\",class=\"reboot\"} 0\n"),
+	   "the held drain's class is a label: reset (the reason's gpu-reset)");
 	memset(&w, 0, sizeof(w));
 	w.records = 10;
 	w.last_lag_s = 0.002;

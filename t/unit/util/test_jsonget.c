@@ -106,6 +106,10 @@ static void test_schema(void)
 	   "\"history\":[1]}",
 	   "stamping a built document puts the stamp first and keeps every member");
 	json_object_put(o);
+	o = golden_json_parse_object("{\"document\":\"golden-ledger\",\"schema\":2}");
+	ok(!golden_json_schema_ok(o, "golden-ledger", NULL, 0),
+	   "a reader that needs no reason passes none, and still refuses a newer schema");
+	json_object_put(o);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		o = golden_json_parse_object(cases[i].text);
 		ok(golden_json_schema_ok(o, "golden-ledger", why, sizeof(why)) == cases[i].ok &&
