@@ -14,6 +14,9 @@
 #include <nccl.h>
 
 #include "active/phases.h"
+extern "C" {
+#include "active/hostside.h"
+}
 
 #define MAXREPS 64
 
@@ -209,17 +212,11 @@ void driver_version(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/driver/nvidia/version", "re");
 	char line[256];
-	const char *p;
 
 	if (!f)
 		return;
-	// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."
-	if (fgets(line, sizeof(line), f) && (p = strstr(line, "Kernel Module"))) {
-		p += strlen("Kernel Module");
-		while (*p == ' ')
-			p++;
-		snprintf(buf, len, "%.*s", (int)strcspn(p, " \n"), p);
-	}
+	if (fgets(line, sizeof(line), f))
+		golden_active_driver_version(line, buf, len);
 	fclose(f);
 }
 

@@ -152,3 +152,39 @@ int golden_active_cpulist(const char *list, uint64_t *mask, int ncpus)
 	}
 	return count;
 }
+
+/* A dotted number: digits, then at least one ".digits". */
+static size_t dotted_number(const char *p)
+{
+	size_t n = 0, dots = 0;
+	while (isdigit((unsigned char)p[n]) ||
+	       (p[n] == '.' && n > 0 && isdigit((unsigned char)p[n + 1]))) {
+		dots += p[n] == '.';
+		n++;
+	}
+	return dots > 0 && (p[n] == '\0' || isspace((unsigned char)p[n])) ? n : 0;
+}
+
+int golden_active_driver_version(const char *line, char *out, size_t outlen)
+{
+	const char *p = line ? strstr(line, "Kernel Module") : NULL;
+
+	if (outlen > 0)
+		out[0] = '\0';
+	if (!p || outlen == 0)
+		return -1;
+	for (p += strlen("Kernel Module"); *p && *p != '\n';) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t n = dotted_number(p);
+		if (n > 0 && (p == line || isspace((unsigned char)p[-1]))) {
+			if (n >= outlen)
+				return -1;
+			memcpy(out, p, n);
+			out[n] = '\0';
+			return 0;
+		}
+		p += strcspn(p, " \t\n");
+	}
+	return -1;
+}

@@ -41,4 +41,12 @@ double golden_active_gemm_check(const float *got, const double *ref, const doubl
  * of 64). Returns the number of CPUs set, or -1 if it is malformed. */
 int golden_active_cpulist(const char *list, uint64_t *mask, int ncpus);
 
+/* The driver version in the first line of /proc/driver/nvidia/version:
+ * the first word after "Kernel Module" that is a dotted number. The two
+ * flavours word it differently (seen on an H200 node, driver 580.159.04):
+ *   "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..."
+ *   "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  ..."
+ * Returns 0, or -1 with out empty when the line names no version. */
+int golden_active_driver_version(const char *line, char *out, size_t outlen);
+
 #endif

@@ -96,8 +96,40 @@ static void test_cpulist(void)
 	is_int(golden_active_cpulist("0-511", m, 256), 256, "CPUs beyond the mask are ignored");
 }
 
+/* The first lines of /proc/driver/nvidia/version: the open flavour as an
+ * H200 node showed it (contrib/device/real-gpu-node, 2026-12-04), the
+ * proprietary one as NVIDIA's README words it. */
+static void test_driver_version(void)
+{
+	char v[32];
+
+	is_int(
+	    golden_active_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+	                                 "580.159.04  Release Build  (nixbld@)  \n",
+	                                 v, sizeof(v)),
+	    0, "open kernel module: found");
+	is(v, "580.159.04", "open kernel module: the version, not 'for'");
+	is_int(golden_active_driver_version(
+	           "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  "
+	           "Sun May 12 19:39:15 UTC 2024\n",
+	           v, sizeof(v)),
+	       0, "proprietary module: found");
+	is(v, "535.183.01", "proprietary module: the version");
+	is_int(
+	    golden_active_driver_version("GCC version:  gcc version 15.3.0 (GCC)\n", v, sizeof(v)),
+	    -1, "a line without the module: no version");
+	is(v, "", "and nothing written");
+	is_int(golden_active_driver_version(
+	           "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64\n", v, sizeof(v)),
+	       -1, "a module line without a number: no version");
+	is_int(golden_active_driver_version(
+	           "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04 ", v, 4),
+	       -1, "a version longer than the buffer is refused, not cut");
+}
+
 int main(void)
 {
+	test_driver_version();
 	test_deadlines();
 	test_bf16();
 	test_gemm_reference();
