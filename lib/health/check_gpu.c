@@ -489,11 +489,41 @@ struct nvlink_state {
 	int first_down;
 };
 
+/* GPUs without a single NVLink in NVML's answer whose model (from the
+ * topology) is an SXM part, which has NVLink: "gpu0 H200 SXM 141GB". An H200
+ * passed through to a Firecracker VM answered exactly that (driver 580,
+ * t/fixtures/nvml/real-h200-vm.json), which "PCIe GPUs" would misname. */
+static int hidden_nvlink(const struct session *s, const struct nvlink_state *st, char *out,
+                         size_t outlen)
+{
+	int n = 0;
+
+	out[0] = '\0';
+	for (unsigned int i = 0; i < s->ngpus; i++) {
+		const struct golden_topo *t = s->ctx->topo;
+
+		if (!s->gpus[i].dev || st[i].supported || !t)
+			continue;
+		for (int j = 0; j < t->ngpus; j++) {
+			char one[96];
+
+			if (strcmp(t->gpus[j].busid, s->gpus[i].busid) != 0 ||
+			    !strstr(t->gpus[j].model, "SXM"))
+				continue;
+			snprintf(one, sizeof(one), "%s%s %s", n++ ? ", " : "", s->gpus[i].name,
+			         t->gpus[j].model);
+			golden_strlcat(out, one, outlen);
+		}
+	}
+	return n;
+}
+
 static void check_nvlink(const struct golden_check_ctx *ctx, struct golden_check_result *res)
 {
 	struct session s;
 	struct nvlink_state st[GOLDEN_MAX_GPUS];
 	unsigned int gpus_with_links = 0, links_up = 0;
+	char hidden[GOLDEN_DETAIL_LEN / 2];
 
 	if (!session_open(&s, ctx, res, "gpu-nvlink")) {
 		golden_nvml_close(&s.nv);
@@ -561,8 +591,15 @@ static void check_nvlink(const struct golden_check_ctx *ctx, struct golden_check
 		     "every NVLink of %u GPU(s) is down: NVLink disabled, or fabric manager not "
 		     "running?",
 		     gpus_with_links);
-	session_close(&s, "%u GPU(s) with NVLink, %u links up (none with NVLink: PCIe GPUs)",
-	              gpus_with_links, links_up);
+	if (gpus_with_links == 0 && hidden_nvlink(&s, st, hidden, sizeof(hidden)) > 0)
+		session_close(&s,
+		              "0 GPU(s) with NVLink: NVML reports none on %s, SXM parts that have "
+		              "NVLink (a VM that passes the GPU through without it, or NVLink off)",
+		              hidden);
+	else
+		session_close(&s,
+		              "%u GPU(s) with NVLink, %u links up (none with NVLink: PCIe GPUs)",
+		              gpus_with_links, links_up);
 }
 
 /* -------------------------------------------------------- gpu-throttle */

@@ -434,6 +434,32 @@ int main(int argc, char **argv)
 	ok(strncmp(res.detail, "8 GPU(s) registered", 19) == 0,
 	   "healthy gpu-fabric looked at all 8 GPUs (%s)", res.detail);
 
+	/* A real node: what NVIDIA's NVML (driver 580) answered for an H200
+	 * passed through to a VM (t/fixtures/nvml/real-h200-vm.json, written by
+	 * t/nvml-snapshot on that node). Every check passes, as it did there,
+	 * and gpu-nvlink does not call an SXM part a PCIe GPU. */
+	{
+		struct golden_topo *h200 = make_topo(1);
+
+		snprintf(h200->gpus[0].busid, sizeof(h200->gpus[0].busid), "0000:00:06.0");
+		snprintf(h200->gpus[0].model, sizeof(h200->gpus[0].model), "H200 SXM 141GB");
+		h200->gpus[0].device = 0x2335;
+		h200->nvswitches = 0;
+		for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+			expect_t("real-h200-vm", checks[i], h200, GOLDEN_ST_OK, GOLDEN_ACTION_NONE,
+			         "");
+		run_with("real-h200-vm", "gpu-nvlink", h200, GOLDEN_PHASE_PROLOG, &res);
+		ok(strstr(res.detail, "gpu0 H200 SXM 141GB, SXM parts that have NVLink") != NULL,
+		   "real H200 in a VM: gpu-nvlink names the hidden NVLink (%s)", res.detail);
+		run_with("real-h200-vm", "gpu-throttle", h200, GOLDEN_PHASE_PROLOG, &res);
+		ok(strstr(res.detail, "no HW slowdown") != NULL,
+		   "real H200: clocks event 0x1 (GPU idle) is no slowdown (%s)", res.detail);
+		run_with("healthy-8gpu", "gpu-nvlink", topo, GOLDEN_PHASE_PROLOG, &res);
+		ok(strstr(res.detail, "SXM parts") == NULL, "NVLink up: no hidden-NVLink note (%s)",
+		   res.detail);
+		free(h200);
+	}
+
 	/* gpu-count */
 	expect("missing-gpu", "gpu-count", GOLDEN_ST_FAIL, GOLDEN_ACTION_DRAIN_REBOOT,
 	       "gpu 7/8 missing 0000:df:00.0");
