@@ -588,6 +588,23 @@ static void test_real(const char *empty)
 		ok(!topo->pcie_flat, "power8: not flat");
 		no_sysfs_facts("");
 	}
+
+	/* h200-firecracker-vm: lstopo --whole-io on a Firecracker VM with one
+	 * H200 (10de:2335) passed through (contrib/device/real-gpu-node,
+	 * 2026-12-04): every device, the GPU too, sits right on the host bridge
+	 * (a hypervisor's flat tree), one NUMA node, a virtio NIC. */
+	snprintf(xml, sizeof(xml), "%s/t/fixtures/hwloc/h200-firecracker-vm.xml", srcdir);
+	if (ok(load_xml(xml, empty, &err) == 0, "h200 VM loads: %s", err.msg)) {
+		dump("h200-vm");
+		is_int(topo->ngpus, 1, "h200 VM: 1 GPU");
+		real_gpu(0, "0000:00:06.0", 0);
+		is(topo->gpus[0].model, "H200 SXM 141GB", "h200 VM: the model from 10de:2335");
+		ok(topo->gpus[0].on_host_bridge, "h200 VM: the GPU sits on the host bridge");
+		ok(topo->pcie_flat, "h200 VM: a flat (hypervisor) PCIe tree");
+		is_int(topo->nnuma, 1, "h200 VM: 1 NUMA node");
+		is_int(topo->nvswitches, 0, "h200 VM: no NVSwitch");
+		no_sysfs_facts("");
+	}
 }
 
 /* ------------------------------------------- inputs derived from real ones */

@@ -523,6 +523,34 @@ static void test_check(void)
 	run_check("xid13.kmsg", topo, conf, NULL, "", GOLDEN_PHASE_MANUAL, &res);
 	ok(res.status == GOLDEN_ST_OK, "conf state_dir used for the cursor");
 
+	/* A real driver's boot records (driver 580, H200, t/fixtures/kmsg/
+	 * README.md): load lines and warnings, no fault; then its XID 79 line
+	 * for that GPU names gpu0. */
+	{
+		static struct golden_topo h200;
+		char log[PATH_MAX], boot[PATH_MAX];
+
+		memset(&h200, 0, sizeof(h200));
+		h200.ngpus = 1;
+		snprintf(h200.gpus[0].busid, sizeof(h200.gpus[0].busid), "0000:00:06.0");
+		fresh_dir(state, sizeof(state));
+		run_check("h200-580-boot.kmsg", &h200, NULL, state, "", GOLDEN_PHASE_MANUAL, &res);
+		ok(res.status == GOLDEN_ST_OK && strstr(res.detail, "no new GPU faults") &&
+		       strstr(res.detail, "[6 new kmsg records]"),
+		   "a real driver 580 boot (H200): 6 records, no fault");
+		fixture("h200-580-boot.kmsg", boot, sizeof(boot));
+		snprintf(log, sizeof(log), "%s/h200.kmsg", tmproot);
+		copy_file(boot, log);
+		write_file(log,
+		           "3,357,27235500,-;NVRM: Xid (PCI:0000:00:06): 79, pid='<unknown>', "
+		           "name=<unknown>, GPU has fallen off the bus.\n",
+		           "a");
+		fresh_dir(state, sizeof(state));
+		run_check(log, &h200, NULL, state, "", GOLDEN_PHASE_MANUAL, &res);
+		ok(res.status == GOLDEN_ST_FAIL && strcmp(res.code, "gpu0 xid79 offbus") == 0,
+		   "after it, XID 79 for 0000:00:06 drains gpu0 (as on the real node)");
+	}
+
 	/* Kernel records quoting a user's text (real ones: an unprivileged
 	 * mount's option keys), audit, journald forwards of a user-chosen
 	 * identifier, a daemon's facility: no fault, nothing drains. */
