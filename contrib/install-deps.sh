@@ -53,7 +53,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
 	bats python3 valgrind procps iproute2 util-linux libfuse3-dev fuse3
 	clang libclang-rt-14-dev
 	ibsim-utils infiniband-diags
-	gnuplot-nox
+	gnuplot-nox jq
 	debootstrap qemu-system-x86 qemu-utils e2fsprogs git
 	dpkg-dev debhelper lintian fakeroot rpm logrotate groff-base man-db"
 apt-get update -qq
