@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -253,15 +255,27 @@ static void reply(int fd, uint64_t unique, int error, const void *arg, size_t le
 	}
 }
 
+struct server_arg {
+	int fd;
+	pid_t parent;
+};
+
 /* Serve /dev/fuse fd until the connection ends: the filesystem of a server
  * that is gone for statfs and fine for everything a lookup of its root
  * needs. Runs in a child of the drill. */
 static void serve(void *shared, void *arg)
 {
 	static char buf[FUSE_MIN_READ_BUFFER + 65536];
-	int fd = *(const int *)arg;
+	const struct server_arg *sa = arg;
+	int fd = sa->fd;
 
 	(void)shared;
+	/* A drill killed outright must not leave a server behind: with it
+	 * gone the connection ends and the mount fails fast (ENOTCONN)
+	 * instead of hanging on. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != sa->parent)
+		return;
 	for (;;) {
 		const struct fuse_in_header *in = (const struct fuse_in_header *)buf;
 		const void *body = buf + sizeof(*in);
@@ -338,6 +352,7 @@ static void end_server(struct golden_drill_fault *f)
 static int stage_mount(struct golden_drill_fault *f, struct golden_err *err)
 {
 	struct golden_child ch;
+	struct server_arg sa;
 	char opts[128], *text;
 	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC), rc;
 	size_t len;
@@ -352,7 +367,9 @@ static int stage_mount(struct golden_drill_fault *f, struct golden_err *err)
 		close(fd);
 		return golden_err_set(err, "mount %s on %s: %s", FUSE_TYPE, f->mnt, strerror(e));
 	}
-	if (golden_child_spawn(&ch, serve, NULL, &fd) < 0) {
+	sa.fd = fd;
+	sa.parent = getpid();
+	if (golden_child_spawn(&ch, serve, NULL, &sa) < 0) {
 		int e = errno;
 
 		umount2(f->mnt, MNT_DETACH);

@@ -344,3 +344,35 @@ drills_n() {
 	golden_wait_node_state n3 '^IDLE' 30
 	[[ "$(golden_node_state n3)" != *DRAIN* ]]
 }
+
+@test "a mount-hang drill killed outright: its filesystem's server dies with it, the mount fails at once instead of hanging, no drill runs on it until umount -l" {
+	[[ -c /dev/fuse ]] || skip "no /dev/fuse"
+	table=$WORK/nodes/n2/root/proc/self/mounts
+	printf 'rootfs / rootfs rw 0 0\n' >"$table"
+	GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
+		FAKE_NVML_STATE=$WORK/nvml/n2.json "$GOLDEN_BUILDDIR/cli/golden" drill run --node n2 \
+		--fault mount-hang --no-probe --timeout 60 >"$WORK/killed.out" 2>&1 3>&- &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q '^staged: ' "$WORK/killed.out" && break
+		sleep 0.1
+	done
+	cat "$WORK/killed.out"
+	grep -q '^staged: ' "$WORK/killed.out"
+	kill -9 "$pid"
+	wait "$pid" || true
+	# The server went with the drill: statfs fails (no hang), so the next
+	# health check drains for it rather than waiting out its deadline.
+	run timeout 10 stat -f "$WORK/drill-mnt"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Transport endpoint is not connected"* || "$output" == *"connection abort"* ]]
+	NODE=n2 run golden drill run --node n2 --fault mount-hang
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"drill_mount = $WORK/drill-mnt is a mount point already (a drill's leftover: umount -l"* ]]
+	umount -l "$WORK/drill-mnt"
+	printf 'rootfs / rootfs rw 0 0\n' >"$table"
+	# The record: abandoned, not running, and not a pass.
+	NODE=n2 run golden drill report --node n2 --json
+	python3 -c 'import json,sys; r=json.load(sys.stdin)["drills"][-1]; assert r["fault"]=="mount-hang" and r["state"]=="abandoned" and not r["passed"], r' <<<"$output"
+}
