@@ -644,23 +644,16 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 	}
 	observe_drain(o, d, jobs, deadline, bg.on ? &bg : NULL, guarded);
 	bg_poll(&bg, true);
-	if (interrupted()) {
-		withdraw(o, f);
-		d->state = GOLDEN_DRILL_ABANDONED;
-		golden_strlcpy(
-		    d->verdict,
-		    "interrupted by a signal before the end; the staged fault was taken away",
-		    sizeof(d->verdict));
-		golden_err_set(err, "interrupted: the staged fault was taken away");
-		save(o, d);
-		goto out;
-	}
+	if (interrupted())
+		goto interrupted;
 	/* A staged fault ends once the drain is seen: as a port or a mount
 	 * that recovers, the node's next passing health check returns it. */
 	withdraw(o, f);
-	if (d->drained_ms && d->return_auto)
+	if (d->drained_ms && d->return_auto) {
 		observe_return(o, d, deadline);
-	else if (d->drained_ms && staged)
+		if (interrupted())
+			goto interrupted;
+	} else if (d->drained_ms && staged)
 		say(o,
 		    "--return manual: %s stays drained until its next passing health check "
 		    "(HealthCheckInterval), as after a real %s that recovers",
@@ -675,6 +668,18 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 	golden_drill_judge(d, &o->conf->fleet);
 	save(o, d);
 	rc = 0;
+	goto out;
+interrupted:
+	/* SIGINT, SIGTERM or SIGHUP (held while a fault is staged): the drill
+	 * ends here, its fault taken away, and says so rather than judging a
+	 * drill it did not finish. */
+	withdraw(o, f);
+	d->ended_ms = golden_epoch_ms();
+	d->state = GOLDEN_DRILL_ABANDONED;
+	golden_strlcpy(d->verdict, "interrupted by a signal; the staged fault was taken away",
+	               sizeof(d->verdict));
+	golden_err_set(err, "interrupted: the staged fault was taken away");
+	save(o, d);
 out:
 	if (f)
 		withdraw(o, f);

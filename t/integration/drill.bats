@@ -376,3 +376,48 @@ drills_n() {
 	NODE=n2 run golden drill report --node n2 --json
 	python3 -c 'import json,sys; r=json.load(sys.stdin)["drills"][-1]; assert r["fault"]=="mount-hang" and r["state"]=="abandoned" and not r["passed"], r' <<<"$output"
 }
+
+@test "drill --fault rail-down --return manual: the fault is taken away after the drain, the node stays drained until its next passing health check" {
+	before=$(port_files n3 mlx5_2)
+	NODE=n3 run golden drill run --node n3 --fault rail-down --rail mlx5_2 --validate-now --no-probe --timeout 60
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"staged: rail-down mlx5_2 port 1"* ]]
+	[[ "$output" == *"drained: Slurm shows IDLE+DRAIN 'mlx5_2 p1 down"* ]]
+	[[ "$output" == *"fault taken away: mlx5_2 p1 is as before the drill"* ]]
+	[[ "$output" == *"--return manual: n3 stays drained until its next passing health check"* ]]
+	[[ "$output" != *"returned: "* ]]
+	[ "$(port_files n3 mlx5_2)" = "$before" ]
+	[[ "$(golden_node_reason n3)" == "mlx5_2 p1 down"* ]]
+	# The port is back, so the next health check returns the node, as it
+	# would after a real port that recovers.
+	hc n3 || true
+	golden_wait_node_state n3 '^IDLE' 30
+	[[ "$(golden_node_state n3)" != *DRAIN* ]]
+}
+
+@test "a rail-down drill stopped with SIGTERM takes its fault away first and records itself abandoned" {
+	before=$(port_files n1 mlx5_1)
+	GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
+		FAKE_NVML_STATE=$WORK/nvml/n1.json "$GOLDEN_BUILDDIR/cli/golden" drill run --node n1 \
+		--fault rail-down --rail mlx5_1 --no-probe --timeout 60 >"$WORK/term.out" 2>&1 3>&- &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q '^staged: ' "$WORK/term.out" && break
+		sleep 0.1
+	done
+	# Staged, and nothing runs a health check: the drill waits.
+	grep -q '^staged: rail-down mlx5_1 port 1' "$WORK/term.out"
+	[[ "$(port_files n1 mlx5_1)" == *"1: DOWN"*"3: Disabled"* ]]
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$WORK/term.out"
+	[ "$rc" -eq 1 ]
+	grep -q 'fault taken away: mlx5_1 p1 is as before the drill' "$WORK/term.out"
+	grep -q 'interrupted: the staged fault was taken away' "$WORK/term.out"
+	[ "$(port_files n1 mlx5_1)" = "$before" ]
+	NODE=n1 run golden drill report --node n1 --json
+	python3 -c 'import json,sys; r=json.load(sys.stdin)["drills"][-1]; assert r["fault"]=="rail-down" and r["state"]=="abandoned" and r["verdict"].startswith("interrupted by a signal"), r' <<<"$output"
+	[[ "$(golden_node_state n1)" != *DRAIN* ]]
+}
