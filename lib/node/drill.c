@@ -16,6 +16,7 @@
 
 #include "health/reason.h"
 #include "health/xid.h"
+#include "node/check_registry.h"
 #include "node/drill_fault.h"
 #include "node/ledger.h"
 #include "node/node_main.h"
@@ -501,12 +502,36 @@ void golden_drill_judge(struct golden_drill *d, const struct golden_conf_fleet *
 		golden_strlcpy(v, "pass", len);
 }
 
+/* Does the node's health check run the check that must catch the fault?
+ * Off in golden.conf (check.NAME = off, or its phases without the health
+ * check), the drill would fail by design. */
+static int check_runs(const struct golden_drill_opts *o, const char *name, struct golden_err *err)
+{
+	const struct golden_check *c = golden_check_find(name);
+	unsigned phases = 0;
+	int deadline;
+
+	if (!c || !golden_conf_check(o->conf, c, &deadline, &phases) ||
+	    !(phases & GOLDEN_PHASE_HEALTH_ANY))
+		return golden_err_set(err,
+		                      "golden.conf turns the %s check off for the health check: "
+		                      "nothing would catch the fault, the drill would fail by "
+		                      "design",
+		                      name);
+	return 0;
+}
+
 /* What the drill targets: the GPU's line, or the staged fault checked. */
 static int prepare(const struct golden_drill_opts *o, struct golden_topo *topo,
                    struct golden_drill_fault *f, char *line, size_t len, struct golden_err *err)
 {
 	if (o->fault == GOLDEN_DRILL_MOUNT)
-		return golden_drill_fault_mount(f, o->conf->fleet.drill_mount, o->sysroot, err);
+		return check_runs(o, "mounts", err) < 0
+		           ? -1
+		           : golden_drill_fault_mount(f, o->conf->fleet.drill_mount, o->sysroot,
+		                                      err);
+	if (o->fault == GOLDEN_DRILL_RAIL && check_runs(o, "ib-ports", err) < 0)
+		return -1;
 	if (golden_node_discover(o->topology, o->sysroot, topo) != 0)
 		return golden_err_set(err, "cannot read %s's topology (golden topo says why)",
 		                      o->node);

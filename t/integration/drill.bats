@@ -245,7 +245,7 @@ drills_n() {
 	python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["drills"][-1]; assert r["fault"]=="rail-down" and r["target"]=="mlx5_0 p1" and r["passed"] and not r["suppressed_by_guard"], r' <<<"$output"
 }
 
-@test "drill --fault refused before anything is staged: a rail the node lacks, the real /sys, no drill_mount, a symlink, --xid with --fault" {
+@test "drill --fault refused before anything is staged: a rail the node lacks, the real /sys, no drill_mount, a symlink, the check off, --xid with --fault" {
 	before=$(port_files n1 mlx5_0)
 	n=$(drills_n n1)
 	NODE=n1 run golden drill run --node n1 --fault rail-down --rail mlx5_9
@@ -264,6 +264,10 @@ drills_n() {
 	NODE=n1 run golden drill run --node n1 --fault mount-hang --config "$WORK/link.conf"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"drill_mount = $WORK/drill-link is a symlink"* ]]
+	{ cat "$WORK/golden.conf"; echo "check.ib-ports = off"; } >"$WORK/noports.conf"
+	NODE=n1 run golden drill run --node n1 --fault rail-down --config "$WORK/noports.conf"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"golden.conf turns the ib-ports check off for the health check"* ]]
 	NODE=n1 run golden drill run --node n1 --fault rail-down --xid 48
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--fault rail-down with --xid/--gpu: one fault per drill"* ]]
