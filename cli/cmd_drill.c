@@ -21,9 +21,10 @@
 
 static void usage(void)
 {
-	printf("Usage: golden drill run [--node NAME] [--xid N] [--gpu I] [--return auto|manual]\n"
-	       "                        [--validate-now] [--no-probe] [--allow-busy]\n"
-	       "                        [--timeout SECS] [--config FILE]\n"
+	printf("Usage: golden drill run [--node NAME] [--xid N] [--gpu I]\n"
+	       "                        [--fault rail-down|mount-hang] [--rail DEV]\n"
+	       "                        [--return auto|manual] [--validate-now] [--no-probe]\n"
+	       "                        [--allow-busy] [--timeout SECS] [--config FILE]\n"
 	       "       golden drill report [--node NAME] [--json] [--config FILE]\n"
 	       "\n"
 	       "run (as root, on the node): write into the kernel log the line NVIDIA's driver\n"
@@ -36,6 +37,15 @@ static void usage(void)
 	       "node's next passing health check, without the reboot or GPU reset a real one\n"
 	       "needs (--validate-now runs that health check at once instead of waiting for\n"
 	       "HealthCheckInterval). --return manual (default) leaves the node drained.\n"
+	       "\n"
+	       "--fault rail-down: a compute rail's port (--rail DEV, default the first one up)\n"
+	       "reads DOWN in the node's sysroot (golden.conf sysroot; on the real /sys it is\n"
+	       "refused: use ibportstate). --fault mount-hang: a filesystem whose statfs never\n"
+	       "answers is mounted on golden.conf drill_mount, an empty directory the mounts\n"
+	       "check watches while something is mounted there. The health check detects both\n"
+	       "(--validate-now runs it as soon as the fault is staged); the drill takes its\n"
+	       "fault away after the drain, and the next passing health check returns the node.\n"
+	       "A drain the blast-radius guard held back is reported as suppressed by guard.\n"
 	       "Refused, with nothing injected: a node drained, down or running a job, golden\n"
 	       "holding a drain, another drill running, an XID golden does not drain for.\n"
 	       "\n"
@@ -48,9 +58,10 @@ static void usage(void)
 }
 
 struct drill_cli {
-	const char *node, *config, *ret;
+	const char *node, *config, *ret, *rail;
 	int xid, gpu, timeout;
-	bool json, validate_now, probe, allow_busy;
+	enum golden_drill_kind fault;
+	bool json, validate_now, probe, allow_busy, gpu_fault; /* --xid or --gpu given */
 };
 
 static int parse(int argc, char **argv, struct drill_cli *o)
@@ -61,6 +72,7 @@ static int parse(int argc, char **argv, struct drill_cli *o)
 	    {"timeout", required_argument, NULL, 't'}, {"config", required_argument, NULL, 'c'},
 	    {"validate-now", no_argument, NULL, 'V'},  {"no-probe", no_argument, NULL, 'P'},
 	    {"allow-busy", no_argument, NULL, 'B'},    {"json", no_argument, NULL, 'j'},
+	    {"fault", required_argument, NULL, 'f'},   {"rail", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	int c;
 
@@ -75,10 +87,26 @@ static int parse(int argc, char **argv, struct drill_cli *o)
 			if (cli_int("drill", "xid", optarg, 0, 999,
 			            "an XID number (79, 48, 95, ...)", &o->xid) < 0)
 				return -1;
+			o->gpu_fault = true;
 			break;
 		case 'g':
 			if (cli_int("drill", "gpu", optarg, 0, 63, "a GPU index 0-63", &o->gpu) < 0)
 				return -1;
+			o->gpu_fault = true;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "rail-down")) {
+				o->fault = GOLDEN_DRILL_RAIL;
+			} else if (!strcmp(optarg, "mount-hang")) {
+				o->fault = GOLDEN_DRILL_MOUNT;
+			} else {
+				cli_error("drill", "--fault %s: expected rail-down or mount-hang",
+				          optarg);
+				return -1;
+			}
+			break;
+		case 'R':
+			o->rail = optarg;
 			break;
 		case 't':
 			if (cli_int("drill", "timeout", optarg, 5, 86400, "5-86400 seconds",
@@ -115,6 +143,15 @@ static int parse(int argc, char **argv, struct drill_cli *o)
 			          argv[optind - 1]);
 			return -1;
 		}
+	}
+	if (o->fault != GOLDEN_DRILL_XID && o->gpu_fault) {
+		cli_error("drill", "--fault %s with --xid/--gpu: one fault per drill",
+		          golden_drill_kind_name(o->fault));
+		return -1;
+	}
+	if (o->rail && o->fault != GOLDEN_DRILL_RAIL) {
+		cli_error("drill", "--rail is for --fault rail-down");
+		return -1;
 	}
 	return 0;
 }
@@ -190,11 +227,22 @@ static int report(const struct golden_conf *conf, const char *node, const char *
 			       "RETURN", "VERDICT");
 		for (int i = 0; i < ds->n; i++)
 			print_drill(&ds->d[i]);
-		for (int i = 0; i < ds->n; i++)
-			if (ds->d[i].state == GOLDEN_DRILL_DONE && !ds->d[i].drained_ms)
+		for (int i = 0; i < ds->n; i++) {
+			const struct golden_drill *d = &ds->d[i];
+
+			if (d->state != GOLDEN_DRILL_DONE || d->drained_ms)
+				continue;
+			if (d->guard[0])
+				printf(
+				    "SUPPRESSED BY GUARD %s: %s did not drain for the staged fault "
+				    "(%s): the blast-radius guard held the drain back: %s\n",
+				    d->id, node, d->what, d->guard);
+			else
 				printf("FAILED DRILL %s: %s never drained after the injected fault "
-				       "(%s): jobs would have kept landing on a broken GPU\n",
-				       ds->d[i].id, node, ds->d[i].what);
+				       "(%s): jobs would have kept landing on a broken %s\n",
+				       d->id, node, d->what,
+				       d->kind == GOLDEN_DRILL_XID ? "GPU" : "node");
+		}
 	}
 	rc = failed ? 1 : 0;
 out:
@@ -204,7 +252,7 @@ out:
 
 int cmd_drill(int argc, char **argv)
 {
-	struct drill_cli o = {NULL, NULL, "manual", 79, 0, 0, false, false, true, false};
+	struct drill_cli o = {.ret = "manual", .xid = 79, .fault = GOLDEN_DRILL_XID, .probe = true};
 	struct golden_conf *conf = malloc(sizeof(*conf));
 	struct golden_drill d;
 	struct golden_err err = {{0}};
@@ -252,6 +300,8 @@ int cmd_drill(int argc, char **argv)
 		                                  .sysroot = sysroot,
 		                                  .golden = self,
 		                                  .config = o.config,
+		                                  .fault = o.fault,
+		                                  .rail = o.rail,
 		                                  .xid = o.xid,
 		                                  .gpu = o.gpu,
 		                                  .return_auto = !strcmp(o.ret, "auto"),
@@ -278,8 +328,11 @@ int cmd_drill(int argc, char **argv)
 		printf("drill %s: pass\n", d.id);
 		rc = 0;
 	} else {
-		printf("%sdrill %s: FAIL: %s\n", d.drained_ms ? "" : "FAILED DRILL: ", d.id,
-		       d.verdict);
+		printf("%sdrill %s: FAIL: %s\n",
+		       d.drained_ms ? ""
+		       : d.guard[0] ? "SUPPRESSED BY GUARD: "
+		                    : "FAILED DRILL: ",
+		       d.id, d.verdict);
 		rc = 1;
 	}
 out:

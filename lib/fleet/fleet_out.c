@@ -233,6 +233,9 @@ struct json_object *golden_fleet_drill_json(const struct golden_drill *d)
 	                       d->job_kept < 0 ? NULL : json_object_new_boolean(d->job_kept));
 	json_object_object_add(o, "probe_refused",
 	                       d->probe < 0 ? NULL : json_object_new_boolean(d->probe));
+	json_object_object_add(o, "target", json_object_new_string(d->target));
+	json_object_object_add(o, "suppressed_by_guard", json_object_new_boolean(d->guard[0]));
+	json_object_object_add(o, "guard", json_object_new_string(d->guard));
 	json_object_object_add(o, "passed", json_object_new_boolean(d->passed));
 	json_object_object_add(o, "verdict", json_object_new_string(d->verdict));
 	return o;

@@ -102,7 +102,7 @@ static const char *errno_name(int e, char *buf, size_t len)
 int golden_storage_check_mount(const char *mnt, const char *sysroot,
                                struct golden_check_result *res)
 {
-	char code[GOLDEN_CODE_LEN], ebuf[16];
+	char code[GOLDEN_CODE_LEN];
 	struct statfs st;
 	int listed = golden_storage_mount_listed(sysroot, mnt);
 
@@ -116,6 +116,7 @@ int golden_storage_check_mount(const char *mnt, const char *sysroot,
 	 * is the call that may hang. */
 	if (statfs(mnt, &st) < 0) {
 		int e = errno;
+		char ebuf[16];
 
 		snprintf(code, sizeof(code), "%s statfs %s", mnt,
 		         errno_name(e, ebuf, sizeof(ebuf)));
@@ -136,6 +137,21 @@ int golden_storage_check_mount(const char *mnt, const char *sysroot,
 	return 0;
 }
 
+static bool configured(const struct golden_conf *conf, const char *mnt)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	golden_strlcpy(a, mnt, sizeof(a));
+	strip_slashes(a);
+	for (int i = 0; i < conf->nmounts && i < GOLDEN_MAX_MOUNTS; i++) {
+		golden_strlcpy(b, conf->mounts[i], sizeof(b));
+		strip_slashes(b);
+		if (!strcmp(a, b))
+			return true;
+	}
+	return false;
+}
+
 static void check_mounts(const struct golden_check_ctx *ctx, struct golden_check_result *res)
 {
 	const struct golden_conf *conf = ctx->conf;
@@ -150,6 +166,17 @@ static void check_mounts(const struct golden_check_ctx *ctx, struct golden_check
 		if (conf->mounts[i][0] &&
 		    golden_storage_check_mount(conf->mounts[i], ctx->sysroot, res) < 0)
 			bad++;
+	/* golden.conf drill_mount: an empty directory where `golden drill run
+	 * --fault mount-hang` mounts a filesystem that hangs. Watched while
+	 * something is mounted there (a drill, or whatever an admin put
+	 * there), never required: listed as a `mount =` it would drain every
+	 * node that is not drilling. */
+	if (conf && conf->fleet.drill_mount[0] && !configured(conf, conf->fleet.drill_mount) &&
+	    golden_storage_mount_listed(ctx->sysroot, conf->fleet.drill_mount) == 1) {
+		if (golden_storage_check_mount(conf->fleet.drill_mount, ctx->sysroot, res) < 0)
+			bad++;
+		n++;
+	}
 	if (res->status == GOLDEN_ST_OK)
 		snprintf(res->detail, sizeof(res->detail),
 		         "%d mount(s) mounted and answering statfs", n);

@@ -6,14 +6,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "health/reason.h"
 #include "health/xid.h"
+#include "node/check_registry.h"
+#include "node/drill_fault.h"
 #include "node/ledger.h"
 #include "node/node_main.h"
 #include "node/scontrol.h"
@@ -73,8 +77,11 @@ static int refuse(const struct golden_drill_opts *o, struct golden_err *err)
 	struct golden_node_state st;
 
 	if (geteuid() != 0)
-		return golden_err_set(err, "must run as root: a drill writes to /dev/kmsg");
-	if (!xid_drains(o->conf, o->xid))
+		return golden_err_set(err, "must run as root: a drill %s",
+		                      o->fault == GOLDEN_DRILL_XID
+		                          ? "writes to /dev/kmsg"
+		                          : "stages its fault in the node's port files or mounts");
+	if (o->fault == GOLDEN_DRILL_XID && !xid_drains(o->conf, o->xid))
 		return golden_err_set(err,
 		                      "XID %d: golden does not drain for it (an application "
 		                      "error, a warning, or golden.conf xid.%d): a drill of it "
@@ -98,7 +105,7 @@ static int refuse(const struct golden_drill_opts *o, struct golden_err *err)
 /* Under the ledger's lock, so that no drain and no other drill can begin
  * between this check and the injection. */
 static int refuse_locked(const struct golden_drill_opts *o, struct golden_drills *ds,
-                         struct golden_err *err)
+                         unsigned long *guarded, struct golden_err *err)
 {
 	struct golden_ledger *l = malloc(sizeof(*l));
 	const struct golden_drill *r;
@@ -109,7 +116,7 @@ static int refuse_locked(const struct golden_drill_opts *o, struct golden_drills
 	if (golden_ledger_load(o->state_dir, l) < 0)
 		rc = golden_err_set(err, "%s/%s: unreadable: golden status says more", o->state_dir,
 		                    GOLDEN_LEDGER_FILE);
-	else if (l->hold.active)
+	else if ((*guarded = l->guard_suppressed), l->hold.active)
 		rc = golden_err_set(err, "golden %s a drain of %s (%s): no drill until it ends",
 		                    l->hold.applied ? "holds" : "owes", o->node, l->hold.reason);
 	else if (golden_drills_load(o->state_dir, ds) < 0)
@@ -172,18 +179,41 @@ static int inject(const struct golden_drill_opts *o, const char *line, struct go
 
 /* --- observing -------------------------------------------------------- */
 
-/* The drain golden decided for the drill's record, if the ledger has it. */
+/* The drain golden decided for the drill's record, if the ledger has it;
+ * else, with guard, whether the blast-radius guard held a drain back since
+ * the drill began (guard_before: its count then): its note into guard. */
 static bool decided(const struct golden_drill_opts *o, const struct golden_drill *d,
-                    struct golden_hold *out)
+                    struct golden_hold *out, unsigned long guard_before, char *guard,
+                    size_t guard_len)
 {
 	struct golden_ledger *l = malloc(sizeof(*l));
 	bool yes = false;
 
 	if (!l)
 		return false;
-	if (golden_ledger_load(o->state_dir, l) == 0 && golden_drill_owns_hold(d, &l->hold)) {
-		*out = l->hold;
-		yes = true;
+	if (golden_ledger_load(o->state_dir, l) == 0) {
+		if (golden_drill_owns_hold(d, &l->hold)) {
+			*out = l->hold;
+			yes = true;
+		} else if (d->kind != GOLDEN_DRILL_XID && l->guard_suppressed > guard_before) {
+			/* The guard's note begins with the failure's code: this
+			 * drill's component, or the mounts check's own timeout. */
+			size_t n = strlen(d->target);
+
+			for (int i = l->nhistory - 1; i >= 0; i--) {
+				const char *t = l->hist[i].text;
+
+				if (strcmp(l->hist[i].event, "guard") ||
+				    l->hist[i].time * 1000 + 999 < d->injected_ms)
+					continue;
+				if ((!strncmp(t, d->target, n) && (t[n] == ' ' || t[n] == ':')) ||
+				    (d->kind == GOLDEN_DRILL_MOUNT &&
+				     !strncmp(t, "hc mounts timeout:", 18))) {
+					golden_strlcpy(guard, t, guard_len);
+					break;
+				}
+			}
+		}
 	}
 	free(l);
 	return yes;
@@ -253,12 +283,10 @@ static int probe_node(const struct golden_drill_opts *o)
 	return ran ? 0 : 1;
 }
 
-/* --validate-now: the node's own health check, as HealthCheckProgram runs it. */
-static void validate_now(const struct golden_drill_opts *o)
+/* The node's own health check, as HealthCheckProgram runs it. */
+static void check_argv(const struct golden_drill_opts *o, char **argv)
 {
-	char *argv[8];
 	int n = 0;
-	struct golden_capture c = {.argv = argv, .timeout_ms = VALIDATE_MS};
 
 	argv[n++] = (char *)o->golden;
 	argv[n++] = "check";
@@ -270,8 +298,71 @@ static void validate_now(const struct golden_drill_opts *o)
 		argv[n++] = (char *)o->config;
 	}
 	argv[n] = NULL;
+}
+
+/* --validate-now: run it and wait for it. */
+static void validate_now(const struct golden_drill_opts *o)
+{
+	char *argv[8];
+	struct golden_capture c = {.argv = argv, .timeout_ms = VALIDATE_MS};
+
+	check_argv(o, argv);
 	if (golden_capture_one(&c, 1 << 16) == 0)
 		golden_capture_free(&c);
+}
+
+/* The same started in the background, so that the drill keeps observing
+ * (a staged fault's detection is this check: its drain happens inside it). */
+struct bg_check {
+	struct golden_child ch;
+	char *argv[8];
+	bool on;
+};
+
+static void exec_check(void *shared, void *arg)
+{
+	char **argv = arg;
+
+	(void)shared;
+	execv(argv[0], argv);
+}
+
+static void bg_start(const struct golden_drill_opts *o, struct bg_check *b)
+{
+	check_argv(o, b->argv);
+	b->on = golden_child_spawn(&b->ch, exec_check, NULL, b->argv) == 0;
+	b->ch.deadline = golden_child_now_ms() + VALIDATE_MS;
+}
+
+/* Reap it when it is done, kill it past its deadline; wait: until then. */
+static void bg_poll(struct bg_check *b, bool wait)
+{
+	while (b->on) {
+		if (waitpid(b->ch.pid, NULL, WNOHANG) == b->ch.pid) {
+			b->on = false;
+		} else if (golden_child_now_ms() >= b->ch.deadline) {
+			golden_child_kill(b->ch.pid);
+			b->on = false;
+		} else if (wait) {
+			struct timespec ts = {0, 20 * 1000000L};
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (!b->on)
+			close(b->ch.fd);
+		break;
+	}
+}
+
+/* SIGINT, SIGTERM and SIGHUP wait while a staged fault is in place: the
+ * drill takes its fault away before it ends. */
+static bool interrupted(void)
+{
+	sigset_t p;
+
+	return sigpending(&p) == 0 &&
+	       (sigismember(&p, SIGINT) || sigismember(&p, SIGTERM) || sigismember(&p, SIGHUP));
 }
 
 static void save(const struct golden_drill_opts *o, const struct golden_drill *d)
@@ -299,20 +390,29 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Detect and drain; then the probe and the running jobs. */
+/* Detect and drain (or the guard holding the drain back); then the probe
+ * and the running jobs. bg: the health check the drill started, or NULL. */
 static void observe_drain(const struct golden_drill_opts *o, struct golden_drill *d,
-                          const char *jobs, long long deadline)
+                          const char *jobs, long long deadline, struct bg_check *bg,
+                          unsigned long guard_before)
 {
 	struct golden_hold h;
 	struct golden_node_state st;
 	struct golden_err e = {{0}};
 
-	while (golden_epoch_ms() < deadline && !d->drained_ms) {
-		if (!d->detected_ms && decided(o, d, &h)) {
+	while (golden_epoch_ms() < deadline && !d->drained_ms && !interrupted()) {
+		if (bg)
+			bg_poll(bg, false);
+		if (!d->detected_ms &&
+		    decided(o, d, &h, guard_before, d->guard, sizeof(d->guard))) {
 			d->detected_ms = h.decided_ms ? h.decided_ms : golden_epoch_ms();
 			golden_strlcpy(d->reason, h.reason, sizeof(d->reason));
 			say(o, "detected: golden decided '%s' after %lld ms (%s)", h.reason,
 			    golden_drill_detect_ms(d), h.source);
+		}
+		if (!d->detected_ms && d->guard[0]) {
+			say(o, "suppressed by guard: %s", d->guard);
+			break;
 		}
 		if (d->detected_ms &&
 		    golden_scontrol_show_node(o->conf->scontrol, o->node, QUERY_MS, &st, &e) == 0 &&
@@ -350,7 +450,7 @@ static void observe_return(const struct golden_drill_opts *o, struct golden_dril
 		say(o, "validating: %s check --healthcheck --node %s", o->golden, o->node);
 		validate_now(o);
 	}
-	while (golden_epoch_ms() < deadline) {
+	while (golden_epoch_ms() < deadline && !interrupted()) {
 		if (golden_scontrol_show_node(o->conf->scontrol, o->node, QUERY_MS, &st, &e) == 0 &&
 		    !st.drained_or_down) {
 			d->returned_ms = golden_epoch_ms();
@@ -376,11 +476,13 @@ void golden_drill_judge(struct golden_drill *d, const struct golden_conf_fleet *
 			n += (size_t)snprintf(v + n, len - n, __VA_ARGS__);                        \
 	} while (0)
 	v[0] = '\0';
-	if (!d->detected_ms)
+	if (!d->detected_ms && !d->guard[0])
 		MISS("never detected");
 	else if ((ms = golden_drill_detect_ms(d)) > t->drill_detect_ms)
 		MISS("detect %lld ms > %d ms", ms, t->drill_detect_ms);
-	if (!d->drained_ms)
+	if (!d->drained_ms && d->guard[0])
+		MISS("suppressed by guard (%.180s)", d->guard);
+	else if (!d->drained_ms)
 		MISS("NEVER DRAINED");
 	else if ((ms = golden_drill_drain_ms(d)) > t->drill_drain_ms)
 		MISS("drain %lld ms > %d ms", ms, t->drill_drain_ms);
@@ -400,56 +502,117 @@ void golden_drill_judge(struct golden_drill *d, const struct golden_conf_fleet *
 		golden_strlcpy(v, "pass", len);
 }
 
+/* Does the node's health check run the check that must catch the fault?
+ * Off in golden.conf (check.NAME = off, or its phases without the health
+ * check), the drill would fail by design. */
+static int check_runs(const struct golden_drill_opts *o, const char *name, struct golden_err *err)
+{
+	const struct golden_check *c = golden_check_find(name);
+	unsigned phases = 0;
+	int deadline;
+
+	if (!c || !golden_conf_check(o->conf, c, &deadline, &phases) ||
+	    !(phases & GOLDEN_PHASE_HEALTH_ANY))
+		return golden_err_set(err,
+		                      "golden.conf turns the %s check off for the health check: "
+		                      "nothing would catch the fault, the drill would fail by "
+		                      "design",
+		                      name);
+	return 0;
+}
+
+/* What the drill targets: the GPU's line, or the staged fault checked. */
+static int prepare(const struct golden_drill_opts *o, struct golden_topo *topo,
+                   struct golden_drill_fault *f, char *line, size_t len, struct golden_err *err)
+{
+	if (o->fault == GOLDEN_DRILL_MOUNT)
+		return check_runs(o, "mounts", err) < 0
+		           ? -1
+		           : golden_drill_fault_mount(f, o->conf->fleet.drill_mount, o->sysroot,
+		                                      err);
+	if (o->fault == GOLDEN_DRILL_RAIL && check_runs(o, "ib-ports", err) < 0)
+		return -1;
+	if (golden_node_discover(o->topology, o->sysroot, topo) != 0)
+		return golden_err_set(err, "cannot read %s's topology (golden topo says why)",
+		                      o->node);
+	if (o->fault == GOLDEN_DRILL_RAIL)
+		return golden_drill_fault_rail(f, topo, o->sysroot, o->rail, err);
+	if (o->gpu < 0 || o->gpu >= topo->ngpus)
+		return golden_err_set(err, "--gpu %d: %s has %d GPU(s) (0-%d)", o->gpu, o->node,
+		                      topo->ngpus, topo->ngpus - 1);
+	if (golden_drill_line(o->xid, topo->gpus[o->gpu].busid, line, len) < 0)
+		return golden_err_set(err, "XID %d is not in NVIDIA's catalogue", o->xid);
+	return 0;
+}
+
+/* Take the staged fault away (nothing for an XID), saying so. */
+static void withdraw(const struct golden_drill_opts *o, struct golden_drill_fault *f)
+{
+	struct golden_err e = {{0}};
+
+	if (!f->staged)
+		return;
+	if (golden_drill_fault_withdraw(f, &e) < 0)
+		say(o, "COULD NOT TAKE THE FAULT AWAY: %s", e.msg);
+	else
+		say(o, "fault taken away: %s is as before the drill", f->target);
+}
+
 int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
                      struct golden_err *err)
 {
 	struct golden_topo *topo = malloc(sizeof(*topo));
 	struct golden_drills *ds = malloc(sizeof(*ds));
+	struct golden_drill_fault *f = calloc(1, sizeof(*f));
+	struct bg_check bg = {.on = false};
 	struct golden_kmsg_stats st;
-	char line[256], jobs[256] = "";
+	char line[256] = "", jobs[256] = "";
 	long long deadline;
 	time_t now = time(NULL);
 	struct tm tm;
+	unsigned long guarded = 0;
+	bool staged = o->fault != GOLDEN_DRILL_XID;
+	sigset_t sigs, old;
 	int lock = -1, rc = 1;
 
 	memset(d, 0, sizeof(*d));
-	if (!topo || !ds) {
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	if (staged)
+		sigprocmask(SIG_BLOCK, &sigs, &old);
+	if (!topo || !ds || !f) {
 		golden_err_set(err, "out of memory");
 		goto out;
 	}
-	if (refuse(o, err) < 0)
+	if (refuse(o, err) < 0 || prepare(o, topo, f, line, sizeof(line), err) < 0)
 		goto out;
-	if (golden_node_discover(o->topology, o->sysroot, topo) != 0) {
-		golden_err_set(err, "cannot read %s's topology (golden topo says why)", o->node);
-		goto out;
-	}
-	if (o->gpu < 0 || o->gpu >= topo->ngpus) {
-		golden_err_set(err, "--gpu %d: %s has %d GPU(s) (0-%d)", o->gpu, o->node,
-		               topo->ngpus, topo->ngpus - 1);
-		goto out;
-	}
-	if (golden_drill_line(o->xid, topo->gpus[o->gpu].busid, line, sizeof(line)) < 0) {
-		golden_err_set(err, "XID %d is not in NVIDIA's catalogue", o->xid);
-		goto out;
-	}
 	/* One drill at a time, checked and recorded under the ledger's lock. */
 	lock = golden_ledger_lock(o->state_dir);
 	if (lock < 0) {
 		golden_err_set(err, "%s: cannot lock the ledger", o->state_dir);
 		goto out;
 	}
-	if (refuse_locked(o, ds, err) < 0)
+	if (refuse_locked(o, ds, &guarded, err) < 0)
 		goto out;
 	gmtime_r(&now, &tm);
 	strftime(d->id, sizeof(d->id), "%Y%m%dT%H%M%S", &tm);
 	snprintf(d->id + strlen(d->id), sizeof(d->id) - strlen(d->id), "-%.14s", o->node);
 	golden_strlcpy(d->node, o->node, sizeof(d->node));
-	d->kind = GOLDEN_DRILL_XID;
-	d->xid = o->xid;
-	snprintf(d->what, sizeof(d->what), "xid%d gpu%d %s", o->xid, o->gpu,
-	         topo->gpus[o->gpu].busid);
-	golden_strlcpy(d->check, "xid", sizeof(d->check));
-	golden_strlcpy(d->target, topo->gpus[o->gpu].busid, sizeof(d->target));
+	d->kind = o->fault;
+	if (staged) {
+		golden_strlcpy(d->what, f->what, sizeof(d->what));
+		golden_strlcpy(d->check, f->check, sizeof(d->check));
+		golden_strlcpy(d->target, f->target, sizeof(d->target));
+		snprintf(line, sizeof(line), "%s", f->what);
+	} else {
+		d->xid = o->xid;
+		snprintf(d->what, sizeof(d->what), "xid%d gpu%d %s", o->xid, o->gpu,
+		         topo->gpus[o->gpu].busid);
+		golden_strlcpy(d->check, "xid", sizeof(d->check));
+		golden_strlcpy(d->target, topo->gpus[o->gpu].busid, sizeof(d->target));
+	}
 	d->return_auto = o->return_auto;
 	d->state = GOLDEN_DRILL_RUNNING;
 	d->pid = (long)getpid();
@@ -472,19 +635,54 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 
 	rc = -1;
 	say(o, "drill %s on %s: %s", d->id, o->node, line);
-	if (inject(o, line, d, err) < 0) {
-		d->state = GOLDEN_DRILL_ABANDONED;
-		golden_strlcpy(d->verdict, err->msg, sizeof(d->verdict));
-		save(o, d);
-		goto out;
+	if (staged) {
+		d->injected_ms = golden_epoch_ms();
+		if (golden_drill_fault_stage(f, err) < 0) {
+			d->state = GOLDEN_DRILL_ABANDONED;
+			golden_strlcpy(d->verdict, err->msg, sizeof(d->verdict));
+			save(o, d);
+			goto out;
+		}
+		say(o, "staged: %s (the %s check must catch it)", f->what, f->check);
+	} else {
+		if (inject(o, line, d, err) < 0) {
+			d->state = GOLDEN_DRILL_ABANDONED;
+			golden_strlcpy(d->verdict, err->msg, sizeof(d->verdict));
+			save(o, d);
+			goto out;
+		}
+		say(o, "injected: kernel log record %llu", (unsigned long long)d->seq);
 	}
-	say(o, "injected: kernel log record %llu", (unsigned long long)d->seq);
 	save(o, d);
 	deadline = d->injected_ms +
 	           (long long)(o->timeout_s ? o->timeout_s : o->conf->fleet.drill_timeout_s) * 1000;
-	observe_drain(o, d, jobs, deadline);
-	if (d->drained_ms && d->return_auto)
+	/* Nothing watches ports and mounts between health checks: the check
+	 * the drill runs is detection's production path, not its schedule. */
+	if (staged && o->validate_now && o->golden && o->golden[0]) {
+		say(o, "checking: %s check --healthcheck --node %s", o->golden, o->node);
+		bg_start(o, &bg);
+	} else if (staged) {
+		say(o,
+		    "waiting for %s's next health check (HealthCheckInterval) or prolog; "
+		    "--validate-now runs it now",
+		    o->node);
+	}
+	observe_drain(o, d, jobs, deadline, bg.on ? &bg : NULL, guarded);
+	bg_poll(&bg, true);
+	if (interrupted())
+		goto interrupted;
+	/* A staged fault ends once the drain is seen: as a port or a mount
+	 * that recovers, the node's next passing health check returns it. */
+	withdraw(o, f);
+	if (d->drained_ms && d->return_auto) {
 		observe_return(o, d, deadline);
+		if (interrupted())
+			goto interrupted;
+	} else if (d->drained_ms && staged)
+		say(o,
+		    "--return manual: %s stays drained until its next passing health check "
+		    "(HealthCheckInterval), as after a real %s that recovers",
+		    o->node, d->kind == GOLDEN_DRILL_RAIL ? "port" : "mount");
 	else if (d->drained_ms)
 		say(o,
 		    "--return manual: %s stays drained for a person "
@@ -495,8 +693,33 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 	golden_drill_judge(d, &o->conf->fleet);
 	save(o, d);
 	rc = 0;
+	goto out;
+interrupted:
+	/* SIGINT, SIGTERM or SIGHUP (held while a fault is staged): the drill
+	 * ends here, its fault taken away, and says so rather than judging a
+	 * drill it did not finish. */
+	withdraw(o, f);
+	d->ended_ms = golden_epoch_ms();
+	d->state = GOLDEN_DRILL_ABANDONED;
+	golden_strlcpy(d->verdict, "interrupted by a signal; the staged fault was taken away",
+	               sizeof(d->verdict));
+	golden_err_set(err, "interrupted: the staged fault was taken away");
+	save(o, d);
 out:
+	if (f)
+		withdraw(o, f);
+	bg_poll(&bg, true);
 	golden_ledger_unlock(lock);
+	if (staged) {
+		/* Drop the signals that arrived, now that nothing is staged: the
+		 * drill is over and says how it ended. */
+		struct timespec zero = {0, 0};
+
+		while (sigtimedwait(&sigs, NULL, &zero) > 0)
+			;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	free(f);
 	free(topo);
 	free(ds);
 	return rc;

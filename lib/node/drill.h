@@ -14,10 +14,22 @@
  * injected (by sequence number) may end at the next passing health check
  * instead of waiting for a reboot or GPU reset.
  *
+ * With fault rail-down or mount-hang the drill stages that fault instead
+ * (drill_fault.h) and takes it away again as soon as it has seen the drain
+ * (or gave up, or got SIGINT/SIGTERM/SIGHUP): the node's next passing
+ * health check then returns it, as it would a port or mount that recovers;
+ * with --return auto the drill waits for that and times it.
+ * Nothing but a health check sees ports and mounts, so detection waits for
+ * HealthCheckInterval or a prolog, unless validate_now runs the node's
+ * health check as soon as the fault is staged. Both are classes the
+ * blast-radius guard may hold back (guard.h): a drill whose drain the guard
+ * held back says so (d->guard) instead of failing silently.
+ *
  * Refused (nothing injected): not root; the node drained, down or, without
  * allow_busy, running a job; golden holding or owing a drain; another drill
  * running; a GPU index the node does not have; an XID golden never drains
- * for (an application error: the drill would fail by design). */
+ * for (an application error: the drill would fail by design); for a staged
+ * fault what drill_fault.h refuses. */
 #ifndef GOLDEN_NODE_DRILL_H
 #define GOLDEN_NODE_DRILL_H
 
@@ -31,16 +43,19 @@
 struct golden_drill_opts {
 	const struct golden_conf *conf;
 	const char *node;
-	const char *state_dir; /* the node's, %n expanded */
-	const char *topology;  /* the node's topology XML, "" live */
-	const char *sysroot;   /* "" the real root */
-	const char *golden;    /* this program, for --validate-now ("" none) */
-	const char *config;    /* golden.conf given to golden (NULL: default) */
-	int xid;               /* default 79 */
-	int gpu;               /* index in the node's topology, default 0 */
+	const char *state_dir;        /* the node's, %n expanded */
+	const char *topology;         /* the node's topology XML, "" live */
+	const char *sysroot;          /* "" the real root */
+	const char *golden;           /* this program, for --validate-now ("" none) */
+	const char *config;           /* golden.conf given to golden (NULL: default) */
+	enum golden_drill_kind fault; /* GOLDEN_DRILL_XID: the kernel line */
+	int xid;                      /* default 79 */
+	int gpu;                      /* index in the node's topology, default 0 */
+	const char *rail;             /* rail-down: the RDMA device, NULL the first up */
 	bool return_auto;
 	bool allow_busy;
-	bool validate_now; /* run the node's health check once it is drained */
+	bool validate_now; /* run the node's health check once it is drained (and,
+	                      for a staged fault, once it is staged) */
 	bool probe;        /* try a job on the drained node (srun --immediate) */
 	int timeout_s;     /* the whole drill; 0: golden.conf drill_timeout */
 	FILE *progress;    /* a line per observation, NULL: quiet */

@@ -79,6 +79,7 @@ static void load_one(struct json_object *o, struct golden_drill *d)
 	golden_strlcpy(d->boot_id, jstr(o, "boot_id"), sizeof(d->boot_id));
 	golden_strlcpy(d->reason, jstr(o, "reason"), sizeof(d->reason));
 	golden_strlcpy(d->verdict, jstr(o, "verdict"), sizeof(d->verdict));
+	golden_strlcpy(d->guard, jstr(o, "guard"), sizeof(d->guard));
 	d->xid = (int)jint(o, "xid", 0);
 	d->return_auto = !strcmp(jstr(o, "return"), "auto");
 	d->pid = (long)jint(o, "pid", 0);
@@ -182,6 +183,7 @@ static struct json_object *drill_json(const struct golden_drill *d)
 	json_object_object_add(o, "job_kept", json_object_new_int(d->job_kept));
 	json_object_object_add(o, "probe", json_object_new_int(d->probe));
 	json_object_object_add(o, "passed", json_object_new_boolean(d->passed));
+	put_str(o, "guard", d->guard);
 	put_str(o, "verdict", d->verdict);
 	return o;
 }
@@ -243,8 +245,30 @@ struct golden_drill *golden_drills_running(struct golden_drills *ds)
 	return NULL;
 }
 
+/* Does code name the component target ("mlx5_0 p1 down" for "mlx5_0 p1")? */
+static bool names(const char *code, const char *target)
+{
+	size_t n = strlen(target);
+
+	return n && !strncmp(code, target, n) && (code[n] == ' ' || code[n] == '\0');
+}
+
+static bool owns_staged(const struct golden_drill *d, const struct golden_hold *h)
+{
+	long long decided = h->decided_ms ? h->decided_ms : h->time * 1000 + 999;
+
+	if (!h->active || !d->injected_ms || decided < d->injected_ms ||
+	    strcmp(d->boot_id, h->boot_id) || strcmp(d->check, h->check))
+		return false;
+	if (d->kind == GOLDEN_DRILL_MOUNT)
+		return names(h->code, d->target) || !strcmp(h->code, "hc mounts timeout");
+	return names(h->code, d->target);
+}
+
 bool golden_drill_owns_hold(const struct golden_drill *d, const struct golden_hold *h)
 {
+	if (d->kind != GOLDEN_DRILL_XID)
+		return owns_staged(d, h);
 	return h->active && d->seq && h->kmsg_seq >= d->seq && !strcmp(d->boot_id, h->boot_id) &&
 	       !strcmp(d->check, h->check) && h->time * 1000 >= d->injected_ms - 1000 &&
 	       (!h->gpu_busid[0] || !strncmp(h->gpu_busid, d->target, 10));

@@ -52,6 +52,9 @@ struct golden_drill {
 	                 1 yes, 0 no, -1 no job was running */
 	int probe;    /* a job asking for the node after the drain: 1 refused,
 	                 0 it ran there, -1 not tried */
+	/* The blast-radius guard held golden's drain back (a fault of a class
+	 * that can have a shared cause): its note from the ledger, "" none. */
+	char guard[224];
 	bool passed;
 	char verdict[256]; /* "pass", or what failed, in words */
 };
@@ -76,9 +79,13 @@ struct golden_drill *golden_drills_find(struct golden_drills *ds, const char *id
  * marked abandoned first, and then is not running). */
 struct golden_drill *golden_drills_running(struct golden_drills *ds);
 
-/* Is h the drain golden decided for d's injected record? Same boot, decided
- * after that record existed (its sequence number, never its text), by the
- * check d targets, for d's GPU. The drill program and the lifecycle ask
+/* Is h the drain golden decided for d's fault? An XID drill: same boot,
+ * decided after the injected record existed (its sequence number, never its
+ * text), by the check d targets, for d's GPU. A staged fault (rail-down,
+ * mount-hang; no kernel record): same boot, decided at or after the
+ * injection, by d's check, for d's component ("mlx5_0 p1 ..." for the rail
+ * "mlx5_0 p1"; for the mount, a code naming it or the mounts check's own
+ * timeout, which names no mount). The drill program and the lifecycle ask
  * the same question: this is their one answer. */
 bool golden_drill_owns_hold(const struct golden_drill *d, const struct golden_hold *h);
 

@@ -225,6 +225,36 @@ static void test_mounts(const char *spacedir, const char *spacedir_escaped)
 	   "mount_one(/) on the real root");
 }
 
+/* golden.conf drill_mount: watched while mounted, never required. */
+static void test_drill_mount(const char *dir)
+{
+	char table[4400];
+
+	set_mounts(0, NULL);
+	golden_strlcpy(conf.fleet.drill_mount, "/golden-no-such-drill-dir", PATH_MAX);
+	put("/proc/self/mounts", "rootfs / rootfs rw 0 0\n");
+	run_mounts();
+	expect(GOLDEN_ST_OK, GOLDEN_ACTION_NONE, "", "drill_mount not mounted: not required");
+	ok(strstr(r.detail, "0 mount(s)") != NULL, "and not counted: %s", r.detail);
+	/* Mounted (in the table) but its statfs fails: the mounts check
+	 * fails for it, naming it, as for any configured mount. */
+	put("/proc/self/mounts",
+	    "rootfs / rootfs rw 0 0\ngolden-drill /golden-no-such-drill-dir fuse.golden-drill rw 0 "
+	    "0\n");
+	run_mounts();
+	expect(GOLDEN_ST_FAIL, GOLDEN_ACTION_DRAIN, "/golden-no-such-drill-dir statfs ENOENT",
+	       "drill_mount mounted and failing: drained for it");
+	/* Mounted and answering: watched and fine. */
+	golden_strlcpy(conf.fleet.drill_mount, dir, PATH_MAX);
+	snprintf(table, sizeof(table), "rootfs / rootfs rw 0 0\ngolden-drill %s fuse rw 0 0\n",
+	         dir);
+	put("/proc/self/mounts", table);
+	run_mounts();
+	expect(GOLDEN_ST_OK, GOLDEN_ACTION_NONE, "", "drill_mount mounted and answering");
+	ok(strstr(r.detail, "1 mount(s)") != NULL, "counted while mounted: %s", r.detail);
+	conf.fleet.drill_mount[0] = '\0';
+}
+
 int main(void)
 {
 	char spacedir[4200], escaped[4300];
@@ -240,6 +270,7 @@ int main(void)
 	test_table();
 	test_unescape();
 	test_mounts(spacedir, escaped);
+	test_drill_mount(root);
 	rc = done_testing();
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
