@@ -1,11 +1,14 @@
 #!/usr/bin/env bats
 # The blast-radius guard at scale on one host: 32 slurmd, golden check
 # --healthcheck as their HealthCheckProgram. A storage outage hits every node
-# at once (the mount leaves every node's mount table, staged through the
-# nodes' sysroot); golden drains at most the guard's threshold and holds the
+# at once: each node's storage mount (its own directory, listed in the
+# nodes' mount table) becomes a real hung FUSE mount (t/hung-fs/hungfs,
+# statfs never answers, as a dead NFS/Lustre server), so every node's mounts
+# check times out; golden drains at most the guard's threshold and holds the
 # rest back as a suspected shared cause; a GPU that falls off the bus during
-# the outage still drains its node; when the storage is back, every drain
-# golden took for it ends through the normal health check.
+# the outage still drains its node; when the storage is back (the hung
+# filesystems gone), every drain golden took for it ends through the normal
+# health check.
 
 GOLDEN_PORT_SLOT=64 # 32 slurmd and slurmctld do not fit the default 32 ports
 load ../lib/common
@@ -15,12 +18,17 @@ GUARD=4
 
 setup_file() {
 	golden_require_root
+	[[ -x $GOLDEN_BUILDDIR/t/hung-fs/hungfs ]] || skip "hungfs not built (no libfuse3-dev)"
+	[[ -c /dev/fuse ]] || skip "no /dev/fuse"
 	export WORK="$BATS_FILE_TMPDIR/work"
 	fx="$GOLDEN_BUILDDIR/t/fixtures/out"
 	mkdir -p "$WORK/nvml" "$WORK/metrics"
-	# A short mount point: the drain reason's code holds it.
+	# Each node's storage mount point: STORAGE/nN.
 	STORAGE=$(mktemp -d /tmp/golden-guard.XXXXXX)
 	export STORAGE
+	for i in $(seq 1 $NODES); do
+		mkdir "$STORAGE/n$i"
+	done
 	cp -a "$fx/hgx-h100-ib/root" "$WORK/root"
 	mkdir -p "$WORK/root/proc/self"
 	storage_up
@@ -46,11 +54,15 @@ EOC
 		printf 'check.%s = off\n' "$c"
 	done >>"$WORK/golden.conf"
 	cat >>"$WORK/golden.conf" <<-EOC
-	mount = $STORAGE
+	check.mounts.deadline_ms = 1500
 	guard_nodes = $GUARD
 	guard_fraction = 0.1
 	guard_window = 900
 	EOC
+	# Each node checks its own mount (mount lines add up per section).
+	for i in $(seq 1 $NODES); do
+		printf '[nodes n%s]\nmount = %s/n%s\n' "$i" "$STORAGE" "$i"
+	done >>"$WORK/golden.conf"
 	chmod 0644 "$WORK/golden.conf"
 	golden_cluster_prepare
 	golden_healthcheck_script "$WORK"
@@ -61,21 +73,59 @@ EOC
 }
 
 teardown_file() {
+	storage_up
 	golden_cluster_stop
-	[[ -n ${STORAGE:-} && -d $STORAGE ]] && rmdir "$STORAGE"
+	if [[ -n ${STORAGE:-} && -d $STORAGE ]]; then
+		rmdir "$STORAGE"/n* "$STORAGE"
+	fi
 }
 
 teardown() {
 	golden_dump_logs_on_failure
 }
 
-storage_up() {
-	printf 'rootfs / rootfs rw 0 0\nstorage:/export %s nfs4 rw,relatime 0 0\n' "$STORAGE" \
-		>"$WORK/root/proc/self/mounts"
+# The nodes' mount table lists every node's storage mount, up or hung (a
+# hung NFS mount stays in the table).
+mount_table() {
+	local i
+	printf 'rootfs / rootfs rw 0 0\n'
+	for i in $(seq 1 $NODES); do
+		printf 'storage:/export/n%s %s/n%s nfs4 rw,relatime 0 0\n' "$i" "$STORAGE" "$i"
+	done
 }
 
+# The storage answers: no hung filesystem left (only SIGKILL ends one: its
+# statfs never returns), the mount points plain directories again.
+storage_up() {
+	local i pid
+	mount_table >"$WORK/root/proc/self/mounts"
+	for i in $(seq 1 $NODES); do
+		pid=$(cat "$WORK/hungfs-n$i.pid" 2>/dev/null) || continue
+		kill -9 "$pid" 2>/dev/null || true
+		rm -f "$WORK/hungfs-n$i.pid"
+	done
+	for i in $(seq 1 $NODES); do
+		if grep -q " $STORAGE/n$i " /proc/mounts; then
+			umount -l "$STORAGE/n$i" 2>/dev/null || true
+		fi
+	done
+}
+
+# The outage: every node's storage mount hangs, a real FUSE mount each.
 storage_down() {
-	printf 'rootfs / rootfs rw 0 0\n' >"$WORK/root/proc/self/mounts"
+	local i n
+	# Not this shell's children: hc_all's wait must not wait for them.
+	for i in $(seq 1 $NODES); do
+		("$GOLDEN_BUILDDIR/t/hung-fs/hungfs" "$STORAGE/n$i" >/dev/null 2>&1 3>&- &
+			echo $! >"$WORK/hungfs-n$i.pid")
+	done
+	for _ in $(seq 100); do
+		n=$(grep -c " $STORAGE/n[0-9]* fuse" /proc/mounts || true)
+		((n == NODES)) && return 0
+		sleep 0.1
+	done
+	echo "only $n of $NODES hung mounts appeared" >&2
+	return 1
 }
 
 # The health check slurmd runs, on node $1, with slurmd's bare environment.
@@ -85,16 +135,21 @@ hc() {
 
 # Every node's health check at the same moment, as HealthCheckInterval does.
 hc_all() {
-	local i
+	local i pids=()
 	for i in $(seq 1 $NODES); do
 		hc "n$i" &
+		pids+=($!)
 	done
-	wait
+	# A failing health check exits 1: that is what is being tested.
+	for i in "${pids[@]}"; do
+		wait "$i" || true
+	done
 }
 
-# Nodes Slurm shows drained for golden's storage reason.
+# Nodes Slurm shows drained for golden's storage reason: the mounts check
+# timed out on the hung mount.
 storage_drained() {
-	sinfo -h -N -o '%N|%T|%E' | awk -F'|' -v m="$STORAGE not-mounted" \
+	sinfo -h -N -o '%N|%T|%E' | awk -F'|' -v m="hc mounts timeout" \
 		'$2 ~ /drain/ && index($3, m) == 1 && index($3, "[golden]") { print $1 }' | sort -u
 }
 
@@ -145,7 +200,7 @@ storage_drained() {
 	run golden_node_reason "$victim"
 	echo "$victim: $output"
 	[[ "$output" == *"[golden]"* ]]
-	[[ "$output" != "$STORAGE"* ]]
+	[[ "$output" != "hc mounts timeout"* ]]
 	[[ $(golden_node_state "$victim") == *DRAIN* ]]
 }
 
