@@ -267,10 +267,10 @@ static bool session_open(struct session *s, const struct golden_check_ctx *ctx,
 static __attribute__((format(printf, 2, 3))) void session_close(struct session *s,
                                                                 const char *okfmt, ...)
 {
-	va_list ap;
-
 	golden_nvml_close(&s->nv);
 	if (s->res->status == GOLDEN_ST_OK) {
+		va_list ap;
+
 		va_start(ap, okfmt);
 		vsnprintf(s->res->detail, sizeof(s->res->detail), okfmt, ap);
 		va_end(ap);
@@ -343,7 +343,6 @@ static void check_ecc(const struct golden_check_ctx *ctx, struct golden_check_re
 		const struct gpu *g = &s.gpus[i];
 		unsigned long long dbe = 0;
 		golden_nvml_return_t r;
-		char code[GOLDEN_CODE_LEN];
 
 		if (!g->dev)
 			continue;
@@ -356,6 +355,8 @@ static void check_ecc(const struct golden_check_ctx *ctx, struct golden_check_re
 		}
 		checked++;
 		if (dbe > 0) {
+			char code[GOLDEN_CODE_LEN];
+
 			snprintf(code, sizeof(code), "%s ecc-dbe", g->name);
 			fail(&s, GOLDEN_ACTION_DRAIN_RESET, code,
 			     "%s (%s): %llu volatile uncorrectable ECC error(s) since the driver "
