@@ -227,6 +227,7 @@ struct json_object *golden_fleet_drill_json(const struct golden_drill *d)
 	put_ms(o, "detect_ms", golden_drill_detect_ms(d));
 	put_ms(o, "drain_ms", golden_drill_drain_ms(d));
 	put_ms(o, "return_ms", golden_drill_return_ms(d));
+	json_object_object_add(o, "detect_allow_ms", json_object_new_int(d->detect_allow_ms));
 	json_object_object_add(o, "drained", json_object_new_boolean(d->drained_ms > 0));
 	json_object_object_add(o, "reason", json_object_new_string(d->reason));
 	json_object_object_add(o, "job_kept",

@@ -478,14 +478,22 @@ void golden_drill_judge(struct golden_drill *d, const struct golden_conf_fleet *
 	v[0] = '\0';
 	if (!d->detected_ms && !d->guard[0])
 		MISS("never detected");
-	else if ((ms = golden_drill_detect_ms(d)) > t->drill_detect_ms)
-		MISS("detect %lld ms > %d ms", ms, t->drill_detect_ms);
+	else if ((ms = golden_drill_detect_ms(d)) >
+	         (long long)t->drill_detect_ms + d->detect_allow_ms) {
+		if (d->detect_allow_ms > 0)
+			MISS("detect %lld ms > %d ms (%d + the %s check's %d ms deadline)", ms,
+			     t->drill_detect_ms + d->detect_allow_ms, t->drill_detect_ms, d->check,
+			     d->detect_allow_ms);
+		else
+			MISS("detect %lld ms > %d ms", ms, t->drill_detect_ms);
+	}
 	if (!d->drained_ms && d->guard[0])
 		MISS("suppressed by guard (%.180s)", d->guard);
 	else if (!d->drained_ms)
 		MISS("NEVER DRAINED");
-	else if ((ms = golden_drill_drain_ms(d)) > t->drill_drain_ms)
-		MISS("drain %lld ms > %d ms", ms, t->drill_drain_ms);
+	else if ((ms = golden_drill_drain_ms(d)) >
+	         (long long)t->drill_drain_ms + d->detect_allow_ms)
+		MISS("drain %lld ms > %d ms", ms, t->drill_drain_ms + d->detect_allow_ms);
 	if (d->job_kept == 0)
 		MISS("the running job did not survive the drain");
 	if (d->probe == 0)
@@ -509,7 +517,7 @@ static int check_runs(const struct golden_drill_opts *o, const char *name, struc
 {
 	const struct golden_check *c = golden_check_find(name);
 	unsigned phases = 0;
-	int deadline;
+	int deadline = 0;
 
 	if (!c || !golden_conf_check(o->conf, c, &deadline, &phases) ||
 	    !(phases & GOLDEN_PHASE_HEALTH_ANY))
@@ -612,6 +620,15 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 		         topo->gpus[o->gpu].busid);
 		golden_strlcpy(d->check, "xid", sizeof(d->check));
 		golden_strlcpy(d->target, topo->gpus[o->gpu].busid, sizeof(d->target));
+	}
+	if (d->kind == GOLDEN_DRILL_MOUNT) {
+		/* A hung mount shows only as the mounts check's timeout. */
+		const struct golden_check *c = golden_check_find("mounts");
+		unsigned phases = 0;
+		int mounts_deadline = 0;
+
+		if (c && golden_conf_check(o->conf, c, &mounts_deadline, &phases))
+			d->detect_allow_ms = mounts_deadline;
 	}
 	d->return_auto = o->return_auto;
 	d->state = GOLDEN_DRILL_RUNNING;

@@ -81,6 +81,7 @@ static void load_one(struct json_object *o, struct golden_drill *d)
 	golden_strlcpy(d->verdict, jstr(o, "verdict"), sizeof(d->verdict));
 	golden_strlcpy(d->guard, jstr(o, "guard"), sizeof(d->guard));
 	d->xid = (int)jint(o, "xid", 0);
+	d->detect_allow_ms = (int)jint(o, "detect_allow_ms", 0);
 	d->return_auto = !strcmp(jstr(o, "return"), "auto");
 	d->pid = (long)jint(o, "pid", 0);
 	d->seq_before = strtoull(jstr(o, "seq_before"), NULL, 10);
@@ -180,6 +181,7 @@ static struct json_object *drill_json(const struct golden_drill *d)
 	json_object_object_add(o, "returned_ms", json_object_new_int64(d->returned_ms));
 	json_object_object_add(o, "ended_ms", json_object_new_int64(d->ended_ms));
 	put_str(o, "reason", d->reason);
+	json_object_object_add(o, "detect_allow_ms", json_object_new_int(d->detect_allow_ms));
 	json_object_object_add(o, "job_kept", json_object_new_int(d->job_kept));
 	json_object_object_add(o, "probe", json_object_new_int(d->probe));
 	json_object_object_add(o, "passed", json_object_new_boolean(d->passed));

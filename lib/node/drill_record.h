@@ -38,6 +38,11 @@ struct golden_drill {
 	char check[32];  /* the check that must catch it: xid, ib-ports, mounts */
 	char target[64]; /* the component: GPU PCI address, HCA, mount point */
 	int xid;
+	/* Added to the detect and drain targets: a fault that only the deadline of the
+	 * check catching it can reveal (a hung mount: statfs never answers,
+	 * the mounts check is killed at its deadline) cannot be detected
+	 * sooner. That deadline, 0 for the rest. */
+	int detect_allow_ms;
 	bool return_auto;
 	enum golden_drill_state state;
 	long pid; /* the drill program while running */

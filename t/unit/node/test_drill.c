@@ -61,6 +61,22 @@ static void test_judge(void)
 	golden_drill_judge(&d, &t);
 	ok(!d.passed && !strcmp(d.verdict, "detect 2500 ms > 2000 ms"), "slow detect: %s",
 	   d.verdict);
+	/* A hung mount is seen only when the mounts check times out (3 s on a
+	 * real H200 node, contrib/device/slurm-gpu-node): its deadline is added
+	 * to the target, and the verdict says so. */
+	d.detect_allow_ms = 3000;
+	snprintf(d.check, sizeof(d.check), "mounts");
+	d.detected_ms = d.injected_ms + 3054;
+	d.drained_ms = d.injected_ms + 3068;
+	golden_drill_judge(&d, &t);
+	ok(d.passed, "mount-hang: detect 3054 ms within 2000 + the 3000 ms deadline (%s)",
+	   d.verdict);
+	d.detected_ms = d.injected_ms + 5100;
+	d.drained_ms = d.injected_ms + 5110;
+	golden_drill_judge(&d, &t);
+	is(d.verdict, "detect 5100 ms > 5000 ms (2000 + the mounts check's 3000 ms deadline)",
+	   "mount-hang too slow even with the deadline: said with it");
+	d.detect_allow_ms = 0;
 	d.detected_ms = d.drained_ms = 0;
 	golden_drill_judge(&d, &t);
 	is(d.verdict, "never detected; NEVER DRAINED", "never drained is said loudly");
