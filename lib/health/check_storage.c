@@ -28,15 +28,6 @@
 #define PHASES                                                                                     \
 	(GOLDEN_PHASE_PROLOG | GOLDEN_PHASE_EPILOG | GOLDEN_PHASE_MANUAL | GOLDEN_PHASE_HEALTH_ANY)
 
-/* "/lustre/" and "/lustre" are the same mount point; "/" stays "/". */
-static void strip_slashes(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n > 1 && s[n - 1] == '/')
-		s[--n] = '\0';
-}
-
 struct listed_arg {
 	char want[PATH_MAX];
 	char point[PATH_MAX];
@@ -49,7 +40,7 @@ static int is_listed(const struct golden_mount *m, void *arg)
 
 	if (golden_strlcpy(a->point, m->point, sizeof(a->point)) < 0)
 		return 0;
-	strip_slashes(a->point);
+	golden_strip_slashes(a->point);
 	a->found = !strcmp(a->point, a->want);
 	return a->found;
 }
@@ -60,7 +51,7 @@ int golden_storage_mount_listed(const char *sysroot, const char *mnt)
 
 	if (golden_strlcpy(a.want, mnt, sizeof(a.want)) < 0)
 		return 0;
-	strip_slashes(a.want);
+	golden_strip_slashes(a.want);
 	if (golden_mounts_each(sysroot, is_listed, &a) < 0)
 		return -1;
 	return a.found;
@@ -142,10 +133,10 @@ static bool configured(const struct golden_conf *conf, const char *mnt)
 	char a[PATH_MAX], b[PATH_MAX];
 
 	golden_strlcpy(a, mnt, sizeof(a));
-	strip_slashes(a);
+	golden_strip_slashes(a);
 	for (int i = 0; i < conf->nmounts && i < GOLDEN_MAX_MOUNTS; i++) {
 		golden_strlcpy(b, conf->mounts[i], sizeof(b));
-		strip_slashes(b);
+		golden_strip_slashes(b);
 		if (!strcmp(a, b))
 			return true;
 	}

@@ -196,19 +196,14 @@ static bool decided(const struct golden_drill_opts *o, const struct golden_drill
 			*out = l->hold;
 			yes = true;
 		} else if (d->kind != GOLDEN_DRILL_XID && l->guard_suppressed > guard_before) {
-			/* The guard's note begins with the failure's code: this
-			 * drill's component, or the mounts check's own timeout. */
-			size_t n = strlen(d->target);
-
+			/* The guard's note begins with the failure's code. */
 			for (int i = l->nhistory - 1; i >= 0; i--) {
 				const char *t = l->hist[i].text;
 
 				if (strcmp(l->hist[i].event, "guard") ||
 				    l->hist[i].time * 1000 + 999 < d->injected_ms)
 					continue;
-				if ((!strncmp(t, d->target, n) && (t[n] == ' ' || t[n] == ':')) ||
-				    (d->kind == GOLDEN_DRILL_MOUNT &&
-				     !strncmp(t, "hc mounts timeout:", 18))) {
+				if (golden_drill_names(d, t, ':')) {
 					golden_strlcpy(guard, t, guard_len);
 					break;
 				}
@@ -512,14 +507,15 @@ void golden_drill_judge(struct golden_drill *d, const struct golden_conf_fleet *
 
 /* Does the node's health check run the check that must catch the fault?
  * Off in golden.conf (check.NAME = off, or its phases without the health
- * check), the drill would fail by design. */
-static int check_runs(const struct golden_drill_opts *o, const char *name, struct golden_err *err)
+ * check), the drill would fail by design. *deadline: the check's deadline. */
+static int check_runs(const struct golden_drill_opts *o, const char *name, int *deadline,
+                      struct golden_err *err)
 {
 	const struct golden_check *c = golden_check_find(name);
 	unsigned phases = 0;
-	int deadline = 0;
 
-	if (!c || !golden_conf_check(o->conf, c, &deadline, &phases) ||
+	*deadline = 0;
+	if (!c || !golden_conf_check(o->conf, c, deadline, &phases) ||
 	    !(phases & GOLDEN_PHASE_HEALTH_ANY))
 		return golden_err_set(err,
 		                      "golden.conf turns the %s check off for the health check: "
@@ -529,16 +525,23 @@ static int check_runs(const struct golden_drill_opts *o, const char *name, struc
 	return 0;
 }
 
-/* What the drill targets: the GPU's line, or the staged fault checked. */
+/* What the drill targets: the GPU's line, or the staged fault checked.
+ * *allow_ms: what the detect and drain targets allow beyond themselves (a
+ * hung mount shows only as the mounts check's timeout: its deadline). */
 static int prepare(const struct golden_drill_opts *o, struct golden_topo *topo,
-                   struct golden_drill_fault *f, char *line, size_t len, struct golden_err *err)
+                   struct golden_drill_fault *f, char *line, size_t len, int *allow_ms,
+                   struct golden_err *err)
 {
-	if (o->fault == GOLDEN_DRILL_MOUNT)
-		return check_runs(o, "mounts", err) < 0
-		           ? -1
-		           : golden_drill_fault_mount(f, o->conf->fleet.drill_mount, o->sysroot,
-		                                      err);
-	if (o->fault == GOLDEN_DRILL_RAIL && check_runs(o, "ib-ports", err) < 0)
+	int deadline;
+
+	*allow_ms = 0;
+	if (o->fault == GOLDEN_DRILL_MOUNT) {
+		if (check_runs(o, "mounts", &deadline, err) < 0)
+			return -1;
+		*allow_ms = deadline;
+		return golden_drill_fault_mount(f, o->conf->fleet.drill_mount, o->sysroot, err);
+	}
+	if (o->fault == GOLDEN_DRILL_RAIL && check_runs(o, "ib-ports", &deadline, err) < 0)
 		return -1;
 	if (golden_node_discover(o->topology, o->sysroot, topo) != 0)
 		return golden_err_set(err, "cannot read %s's topology (golden topo says why)",
@@ -579,6 +582,7 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 	time_t now = time(NULL);
 	struct tm tm;
 	unsigned long guarded = 0;
+	int allow_ms = 0;
 	bool staged = o->fault != GOLDEN_DRILL_XID;
 	sigset_t sigs, old;
 	int lock = -1, rc = 1;
@@ -594,7 +598,7 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 		golden_err_set(err, "out of memory");
 		goto out;
 	}
-	if (refuse(o, err) < 0 || prepare(o, topo, f, line, sizeof(line), err) < 0)
+	if (refuse(o, err) < 0 || prepare(o, topo, f, line, sizeof(line), &allow_ms, err) < 0)
 		goto out;
 	/* One drill at a time, checked and recorded under the ledger's lock. */
 	lock = golden_ledger_lock(o->state_dir);
@@ -621,15 +625,7 @@ int golden_drill_run(const struct golden_drill_opts *o, struct golden_drill *d,
 		golden_strlcpy(d->check, "xid", sizeof(d->check));
 		golden_strlcpy(d->target, topo->gpus[o->gpu].busid, sizeof(d->target));
 	}
-	if (d->kind == GOLDEN_DRILL_MOUNT) {
-		/* A hung mount shows only as the mounts check's timeout. */
-		const struct golden_check *c = golden_check_find("mounts");
-		unsigned phases = 0;
-		int mounts_deadline = 0;
-
-		if (c && golden_conf_check(o->conf, c, &mounts_deadline, &phases))
-			d->detect_allow_ms = mounts_deadline;
-	}
+	d->detect_allow_ms = allow_ms;
 	d->return_auto = o->return_auto;
 	d->state = GOLDEN_DRILL_RUNNING;
 	d->pid = (long)getpid();

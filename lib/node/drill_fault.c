@@ -162,14 +162,6 @@ int golden_drill_fault_rail(struct golden_drill_fault *f, const struct golden_to
 
 /* --- mount-hang ------------------------------------------------------- */
 
-static void strip_slashes(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n > 1 && s[n - 1] == '/')
-		s[--n] = '\0';
-}
-
 int golden_drill_fault_mount(struct golden_drill_fault *f, const char *mnt, const char *sysroot,
                              struct golden_err *err)
 {
@@ -186,7 +178,7 @@ int golden_drill_fault_mount(struct golden_drill_fault *f, const char *mnt, cons
 		                      "filesystem on (drill_mount = /var/lib/golden/drill)");
 	if (golden_strlcpy(f->mnt, mnt, sizeof(f->mnt)) < 0 || f->mnt[0] != '/')
 		return golden_err_set(err, "drill_mount = %s: expected an absolute path", mnt);
-	strip_slashes(f->mnt);
+	golden_strip_slashes(f->mnt);
 	if (strpbrk(f->mnt, " \t\n\\"))
 		return golden_err_set(err,
 		                      "drill_mount = %s: a blank or backslash in the path (the "

@@ -247,12 +247,15 @@ struct golden_drill *golden_drills_running(struct golden_drills *ds)
 	return NULL;
 }
 
-/* Does code name the component target ("mlx5_0 p1 down" for "mlx5_0 p1")? */
-static bool names(const char *code, const char *target)
-{
-	size_t n = strlen(target);
+#define MOUNTS_TIMEOUT "hc mounts timeout" /* the runner's code: names no mount */
 
-	return n && !strncmp(code, target, n) && (code[n] == ' ' || code[n] == '\0');
+bool golden_drill_names(const struct golden_drill *d, const char *text, char end)
+{
+	size_t n = strlen(d->target), t = strlen(MOUNTS_TIMEOUT);
+
+	if (n && !strncmp(text, d->target, n) && (text[n] == ' ' || text[n] == end))
+		return true;
+	return d->kind == GOLDEN_DRILL_MOUNT && !strncmp(text, MOUNTS_TIMEOUT, t) && text[t] == end;
 }
 
 static bool owns_staged(const struct golden_drill *d, const struct golden_hold *h)
@@ -262,9 +265,7 @@ static bool owns_staged(const struct golden_drill *d, const struct golden_hold *
 	if (!h->active || !d->injected_ms || decided < d->injected_ms ||
 	    strcmp(d->boot_id, h->boot_id) || strcmp(d->check, h->check))
 		return false;
-	if (d->kind == GOLDEN_DRILL_MOUNT)
-		return names(h->code, d->target) || !strcmp(h->code, "hc mounts timeout");
-	return names(h->code, d->target);
+	return golden_drill_names(d, h->code, '\0');
 }
 
 bool golden_drill_owns_hold(const struct golden_drill *d, const struct golden_hold *h)

@@ -84,6 +84,13 @@ struct golden_drill *golden_drills_find(struct golden_drills *ds, const char *id
  * marked abandoned first, and then is not running). */
 struct golden_drill *golden_drills_running(struct golden_drills *ds);
 
+/* Does text begin with a failure's code that names this staged drill's
+ * fault: its component ("mlx5_0 p1 down" for "mlx5_0 p1"), or for a hung
+ * mount the mounts check's own timeout ("hc mounts timeout"), which names
+ * no mount? end is what follows the code in text: '\0' for a hold's code,
+ * ':' for the guard's note ("CODE: why"). */
+bool golden_drill_names(const struct golden_drill *d, const char *text, char end);
+
 /* Is h the drain golden decided for d's fault? An XID drill: same boot,
  * decided after the injected record existed (its sequence number, never its
  * text), by the check d targets, for d's GPU. A staged fault (rail-down,

@@ -241,6 +241,7 @@ static bool cleared(const struct golden_lifecycle *lc, const struct golden_hold 
 	char now_boot[GOLDEN_KMSG_BOOTID_LEN];
 	bool rebooted;
 	const struct golden_check_outcome *o;
+	enum golden_hold_class cls;
 
 	if (any_failed(rep)) {
 		snprintf(why, len, "a check still fails");
@@ -250,14 +251,8 @@ static bool cleared(const struct golden_lifecycle *lc, const struct golden_hold 
 	rebooted = strcmp(now_boot, h->boot_id) != 0;
 	/* A drill's own fault ends like a transient one: the node's normal
 	 * validation clears it, without the reboot or reset a real one needs. */
-	if (drill_fault(lc, h)) {
-		if (!outcome_of(rep, h->check)) {
-			snprintf(why, len, "%s did not run in this health check", h->check);
-			return false;
-		}
-		return true;
-	}
-	switch (h->cls) {
+	cls = drill_fault(lc, h) ? GOLDEN_HOLD_TRANSIENT : h->cls;
+	switch (cls) {
 	case GOLDEN_HOLD_TRANSIENT:
 		o = outcome_of(rep, h->check);
 		if (!o) {

@@ -69,6 +69,15 @@ char *golden_rtrim(char *s)
 	return s;
 }
 
+char *golden_strip_slashes(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+	return s;
+}
+
 bool golden_is_safe_name(const char *s, size_t maxlen)
 {
 	size_t n = 0;

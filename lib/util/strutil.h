@@ -17,6 +17,10 @@ int golden_natcmp(const char *a, const char *b);
 /* Trim trailing whitespace in place; returns s. */
 char *golden_rtrim(char *s);
 
+/* Drop a path's trailing slashes in place: "/lustre/" and "/lustre" are
+ * the same mount point; "/" stays "/". Returns s. */
+char *golden_strip_slashes(char *s);
+
 /* True if s is a safe identifier: [A-Za-z0-9._-]+, at most maxlen chars. */
 bool golden_is_safe_name(const char *s, size_t maxlen);
 

@@ -157,6 +157,24 @@ static void test_owns_staged(void)
 	ok(golden_drill_owns_hold(&d, &h), "mount-hang: a failure naming the drill's mount");
 	snprintf(h.code, sizeof(h.code), "/lustre not-mounted");
 	ok(!golden_drill_owns_hold(&d, &h), "another mount's failure is a real one");
+	/* The guard's note ("CODE: why") is read by the same rule. */
+	ok(golden_drill_names(&d, "hc mounts timeout: 4 other nodes hold golden's drain", ':'),
+	   "guard note: the mounts check's timeout is the mount drill's");
+	ok(golden_drill_names(&d, "/var/lib/golden/drill statfs EIO: 4 other nodes", ':'),
+	   "guard note: a failure naming the drill's mount");
+	ok(!golden_drill_names(&d, "/var/lib/golden/drill2 statfs EIO: 4 other nodes", ':'),
+	   "guard note: a longer mount point is another mount");
+	ok(!golden_drill_names(&d, "hc mounts timeout", ':'),
+	   "guard note: a code without its note does not pass for one");
+	snprintf(d.target, sizeof(d.target), "mlx5_0 p1");
+	d.kind = GOLDEN_DRILL_RAIL;
+	ok(golden_drill_names(&d, "mlx5_0 p1 down: 3 other nodes", ':'), "guard note: the rail's");
+	ok(!golden_drill_names(&d, "mlx5_0 p10 down: 3 other nodes", ':'),
+	   "guard note: another port is not the rail's");
+	ok(!golden_drill_names(&d, "hc mounts timeout: 3 other nodes", ':'),
+	   "guard note: a rail drill does not own the mounts timeout");
+	d.kind = GOLDEN_DRILL_MOUNT;
+	snprintf(d.target, sizeof(d.target), "/var/lib/golden/drill");
 	/* An XID drill's rule is unchanged: no record, nothing owned. */
 	d.kind = GOLDEN_DRILL_XID;
 	snprintf(h.code, sizeof(h.code), "hc mounts timeout");

@@ -38,5 +38,13 @@ int main(void)
 	ok(golden_list_has("cpuset cpu io memory\n", ' ', "memory"),
 	   "list_has: last word, newline");
 	ok(!golden_list_has("a b", ' ', ""), "list_has: empty item never matches");
+	{
+		char p1[] = "/lustre//", p2[] = "/", p3[] = "//", p4[] = "/a/b";
+
+		is(golden_strip_slashes(p1), "/lustre", "strip_slashes: trailing slashes go");
+		is(golden_strip_slashes(p2), "/", "strip_slashes: / stays /");
+		is(golden_strip_slashes(p3), "/", "strip_slashes: // is /");
+		is(golden_strip_slashes(p4), "/a/b", "strip_slashes: inner slashes stay");
+	}
 	return done_testing();
 }
