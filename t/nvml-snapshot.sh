@@ -4,8 +4,9 @@
 # For every fixture the fake serves (t/fixtures/nvml/*.json; not the one
 # that hangs an entry point): the snapshot of the fake replaying it states
 # every value the fixture gives (same key, same value, after the fake's
-# spellings: "0x..." masks, uuids), and a snapshot of the snapshot is the
-# same file (a fixed point: replaying a real node's file replays the node).
+# spellings: "0x..." masks, uuids, "fail" for init), and a snapshot of the
+# snapshot is the same file (a fixed point: replaying a real node's file
+# replays the node). Two self-tests prove the comparison sees a lost value.
 set -u
 src=${GOLDEN_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GOLDEN_BUILDDIR:-$src/_build}
@@ -15,17 +16,9 @@ py=${PYTHON3:-python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-fixtures=()
-for f in "$src"/t/fixtures/nvml/*.json; do
-	grep -q '"hang"' "$f" || fixtures+=("$f")
-done
-echo "1..$((2 * ${#fixtures[@]} + 1))"
-n=0
-for f in "${fixtures[@]}"; do
-	name=$(basename "$f" .json)
-	LD_LIBRARY_PATH=$fake FAKE_NVML_STATE=$f "$snap" >"$work/$name.1" 2>"$work/$name.err"
-	LD_LIBRARY_PATH=$fake FAKE_NVML_STATE=$work/$name.1 "$snap" >"$work/$name.2" 2>>"$work/$name.err"
-	why=$("$py" - "$f" "$work/$name.1" <<'PY'
+# compare WANT GOT: nothing when GOT states every value of WANT, else the
+# first difference.
+cat >"$work/compare.py" <<'PY'
 import json, sys
 want, got = (json.load(open(p)) for p in sys.argv[1:3])
 # A GPU without a handle (GPU_IS_LOST) shows nothing else to NVML's callers:
@@ -36,12 +29,12 @@ for g in want.get("gpus", []):
         g.clear()
         g["errors"] = {"nvmlDeviceGetHandleByIndex_v2": lost}
 def norm(k, v):
-    if k == "clocks_event_reasons" and isinstance(v, str):
-        return int(v, 16)
-    if k == "pci_device_id" and isinstance(v, str):
+    if k in ("clocks_event_reasons", "pci_device_id") and isinstance(v, str):
         return int(v, 16)
     if k == "cluster_uuid":
         return v.replace("-", "").lower()
+    if k == "init":  # the fake's words for NVML's codes
+        return {"ok": 0, "fail": 9}.get(v, v)
     return v
 def same(path, w, g):
     if isinstance(w, dict):
@@ -63,22 +56,32 @@ def same(path, w, g):
                 return r
         return ""
     return "" if w == g else f"{path}: {g!r} instead of {w!r}"
-for k in ("init", "gpus"):
-    if k in want:
-        if k == "init" and want[k] in ("ok",):
-            continue
-        r = same(k, want[k], got.get(k)) if k == "gpus" else ("" if "init" in got else "init: missing")
-        if r:
-            print(r)
-            break
+if norm("init", want.get("init", "ok")) != 0:
+    print(same("", {"init": want["init"]}, {"init": got.get("init")}).lstrip("."))
+else:
+    print(same("", {"gpus": want.get("gpus", [])}, got).lstrip("."))
 PY
-)
+compare() { "$py" "$work/compare.py" "$1" "$2"; }
+replay() { LD_LIBRARY_PATH=$fake FAKE_NVML_STATE=$1 "$snap" 2>>"$work/err"; }
+
+fixtures=()
+for f in "$src"/t/fixtures/nvml/*.json; do
+	grep -q '"hang"' "$f" || fixtures+=("$f")
+done
+echo "1..$((2 * ${#fixtures[@]} + 2))"
+n=0
+for f in "${fixtures[@]}"; do
+	name=$(basename "$f" .json)
+	: >"$work/err"
+	replay "$f" >"$work/$name.1"
+	replay "$work/$name.1" >"$work/$name.2"
+	why=$(compare "$f" "$work/$name.1")
 	n=$((n + 1))
 	if [[ -z $why ]]; then
 		echo "ok $n - $name: the snapshot states every value the fixture gives"
 	else
 		echo "not ok $n - $name: $why"
-		sed 's/^/# /' "$work/$name.err"
+		sed 's/^/# /' "$work/err"
 	fi
 	n=$((n + 1))
 	if cmp -s "$work/$name.1" "$work/$name.2"; then
@@ -88,14 +91,27 @@ PY
 		diff "$work/$name.1" "$work/$name.2" | head -20 | sed 's/^/# /'
 	fi
 done
-# A negative: the comparison sees a lost value.
-n=$((n + 1))
+
+# Self-tests: a snapshot of a node that lost a value, compared with the
+# fixture that has it, is a difference, by name.
 "$py" -c '
 import json, sys
 d = json.load(open(sys.argv[1])); d["gpus"][4]["ecc_uncorrected_volatile"] = 0
 json.dump(d, open(sys.argv[2], "w"))' "$src/t/fixtures/nvml/ecc.json" "$work/ecc-lost.json"
-if ! cmp -s <(LD_LIBRARY_PATH=$fake FAKE_NVML_STATE=$src/t/fixtures/nvml/ecc.json "$snap" 2>/dev/null | grep -c '"ecc_uncorrected_volatile":2') <(echo 0); then
-	echo "ok $n - self-test: the ECC count the fixture gives shows in the snapshot (2 errors on gpu4)"
+replay "$work/ecc-lost.json" >"$work/ecc-lost.1"
+why=$(compare "$src/t/fixtures/nvml/ecc.json" "$work/ecc-lost.1")
+n=$((n + 1))
+if [[ $why == "gpus[4].ecc_uncorrected_volatile: 0 instead of 2" ]]; then
+	echo "ok $n - self-test: a lost ECC count is seen ($why)"
 else
-	echo "not ok $n - self-test: the snapshot lost ecc.json's 2 errors"
+	echo "not ok $n - self-test: a lost ECC count was not seen as such: '$why'"
+fi
+printf '{"init": 18}\n' >"$work/init-18.json"
+replay "$work/init-18.json" >"$work/init-18.1"
+why=$(compare "$src/t/fixtures/nvml/init-fail.json" "$work/init-18.1")
+n=$((n + 1))
+if [[ $why == "init: 18 instead of 9" ]]; then
+	echo "ok $n - self-test: another init failure is seen ($why)"
+else
+	echo "not ok $n - self-test: init 18 against init-fail was not seen as such: '$why'"
 fi
