@@ -28,15 +28,8 @@ setup_file() {
 	# The stand-in where golden.conf's `active =` points; root-owned, 0755.
 	install -m 0755 "$GOLDEN_SRCDIR/t/active-standin/golden-active-standin" "$WORK/bin/golden-active"
 	chmod 0755 "$WORK/bin" "$WORK/bin/standin.d"
-	cat >"$WORK/golden.conf" <<-EOC
-	topology = $WORK/nodes/%n/topo.xml
-	sysroot = $WORK/nodes/%n/root
-	state_dir = $WORK/state/%n
-	log = $WORK/log/%n.jsonl
-	metrics_dir = $WORK/metrics/%n
-	scontrol = $(command -v scontrol)
-	budget_ms = 5000
-	xid_scope = node-gpus
+	golden_gpu_conf "$WORK" >"$WORK/golden.conf"
+	cat >>"$WORK/golden.conf" <<-EOC
 	flap_count = 0
 	active = $WORK/bin/golden-active
 	active_budget_s = 20
@@ -51,9 +44,8 @@ setup_file() {
 	golden_healthcheck_script "$WORK"
 	# Faults earlier runs of this file injected (test 3's XID for n1's GPU)
 	# are not this run's: start each node's kernel-log cursors now.
+	golden_acknowledge_kmsg "$WORK/golden.conf" n1 n2 n3
 	for n in n1 n2 n3; do
-		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN_BUILDDIR/cli/golden" check --node "$n" \
-			--acknowledge-kmsg >/dev/null
 		GOLDEN_CONF=$WORK/golden.conf LD_LIBRARY_PATH=$GOLDEN_BUILDDIR/t/fake-nvml/.libs \
 			FAKE_NVML_STATE=$WORK/nvml/$n.json \
 			"$GOLDEN_BUILDDIR/cli/golden" check --node "$n" --no-drain >/dev/null || true

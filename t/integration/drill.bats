@@ -23,15 +23,8 @@ setup_file() {
 	export WORK="$BATS_FILE_TMPDIR/work"
 	mkdir -p "$WORK/nvml" "$WORK/metrics"
 	golden_gpu_nodes "$WORK" 3 0x600 0x700
-	cat >"$WORK/golden.conf" <<-EOC
-	topology = $WORK/nodes/%n/topo.xml
-	sysroot = $WORK/nodes/%n/root
-	state_dir = $WORK/state/%n
-	log = $WORK/log/%n.jsonl
-	metrics_dir = $WORK/metrics/%n
-	scontrol = $(command -v scontrol)
-	budget_ms = 5000
-	xid_scope = node-gpus
+	golden_gpu_conf "$WORK" >"$WORK/golden.conf"
+	cat >>"$WORK/golden.conf" <<-EOC
 	flap_count = 0
 	check.wb-exposure.deadline_ms = 5000
 	check.wb-stall.deadline_ms = 5000
@@ -42,10 +35,7 @@ setup_file() {
 	chmod 0644 "$WORK/golden.conf"
 	golden_cluster_prepare
 	golden_healthcheck_script "$WORK"
-	for n in n1 n2 n3; do
-		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN_BUILDDIR/cli/golden" check --node "$n" \
-			--acknowledge-kmsg >/dev/null
-	done
+	golden_acknowledge_kmsg "$WORK/golden.conf" n1 n2 n3
 	golden_cluster_start --nodes 3 --cred-expire 10 \
 		--conf-extra "HealthCheckProgram=$WORK/healthcheck" \
 		--conf-extra HealthCheckInterval=65535 \

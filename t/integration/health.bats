@@ -59,10 +59,7 @@ setup_file() {
 	done
 	# Start each node's kernel-log cursors now: faults earlier runs injected
 	# are not this run's.
-	for n in n1 n2 n3 n4; do
-		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN_BUILDDIR/cli/golden" check --node "$n" \
-			--acknowledge-kmsg >/dev/null
-	done
+	golden_acknowledge_kmsg "$WORK/golden.conf" n1 n2 n3 n4
 	golden_cluster_start --nodes 4 --prolog "$WORK/prolog" --epilog "$WORK/epilog" \
 		--conf-extra SchedulerParameters=nohold_on_prolog_fail --cred-expire 10
 }

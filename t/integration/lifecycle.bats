@@ -19,15 +19,8 @@ setup_file() {
 	export WORK="$BATS_FILE_TMPDIR/work"
 	mkdir -p "$WORK/nvml" "$WORK/out" "$WORK/metrics"
 	golden_gpu_nodes "$WORK" 4 0x000 0x100
-	cat >"$WORK/golden.conf" <<-EOC
-	topology = $WORK/nodes/%n/topo.xml
-	sysroot = $WORK/nodes/%n/root
-	state_dir = $WORK/state/%n
-	log = $WORK/log/%n.jsonl
-	metrics_dir = $WORK/metrics/%n
-	scontrol = $(command -v scontrol)
-	budget_ms = 5000
-	xid_scope = node-gpus
+	golden_gpu_conf "$WORK" >"$WORK/golden.conf"
+	cat >>"$WORK/golden.conf" <<-EOC
 	flap_count = 2
 	flap_hours = 24
 	EOC
@@ -37,10 +30,7 @@ setup_file() {
 	golden_healthcheck_script "$WORK"
 	# Faults earlier runs injected are not this run's: start each node's
 	# checks' kernel-log cursors now.
-	for n in n1 n2 n3 n4; do
-		GOLDEN_CONF=$WORK/golden.conf "$GOLDEN_BUILDDIR/cli/golden" check --node "$n" \
-			--acknowledge-kmsg >/dev/null
-	done
+	golden_acknowledge_kmsg "$WORK/golden.conf" n1 n2 n3 n4
 	golden_cluster_start --nodes 4 --cred-expire 10 \
 		--conf-extra "HealthCheckProgram=$WORK/healthcheck" \
 		--conf-extra HealthCheckInterval=65535 \

@@ -415,6 +415,36 @@ golden_gpu_nodes() {
     done
 }
 
+# golden_gpu_conf DIR: the golden.conf lines the suites on golden_gpu_nodes
+# share (each node's topology and sysroot, state, log and metrics under DIR,
+# the real scontrol, a 5 s budget, XIDs counted for the node's own GPUs);
+# the suite appends its own lines.
+golden_gpu_conf() {
+    local dir=$1
+    cat <<EOC
+topology = $dir/nodes/%n/topo.xml
+sysroot = $dir/nodes/%n/root
+state_dir = $dir/state/%n
+log = $dir/log/%n.jsonl
+metrics_dir = $dir/metrics/%n
+scontrol = $(command -v scontrol)
+budget_ms = 5000
+xid_scope = node-gpus
+EOC
+}
+
+# golden_acknowledge_kmsg CONF NODE...: each node's kernel-log cursors start
+# now, so faults earlier runs wrote into the host's ring buffer are not this
+# run's.
+golden_acknowledge_kmsg() {
+    local conf=$1 n
+    shift
+    for n in "$@"; do
+        GOLDEN_CONF=$conf "$GOLDEN_BUILDDIR/cli/golden" check --node "$n" \
+            --acknowledge-kmsg >/dev/null || return 1
+    done
+}
+
 # golden_healthcheck_script DIR: DIR/healthcheck, what slurmd runs as
 # HealthCheckProgram (with only SLURMD_NODENAME in its environment):
 # golden check --healthcheck with DIR/golden.conf and its node's fake NVML.
