@@ -33,50 +33,49 @@ static json_object *hex64(unsigned long long v)
 	return json_object_new_string(buf);
 }
 
+/* key = value when NVML answered, "unsupported" for NOT_SUPPORTED (the
+ * fake's word for it), else the code under errors with fn's name. Takes
+ * value either way. */
+static void put_answer(json_object *gpu, json_object *errors, const char *key, const char *fn,
+                       golden_nvml_return_t r, json_object *value)
+{
+	if (r == GOLDEN_NVML_SUCCESS) {
+		json_object_object_add(gpu, key, value);
+		return;
+	}
+	json_object_put(value);
+	if (r == GOLDEN_NVML_ERROR_NOT_SUPPORTED)
+		json_object_object_add(gpu, key, json_object_new_string("unsupported"));
+	else
+		note_error(errors, fn, r);
+}
+
 static void snap_ecc(const struct golden_nvml *n, golden_nvml_device_t d, json_object *gpu,
                      json_object *errors)
 {
 	unsigned long long ecc = 0;
 	golden_nvml_return_t r = golden_nvml_ecc_uncorrected_volatile(n, d, &ecc);
-	if (r == GOLDEN_NVML_SUCCESS)
-		json_object_object_add(gpu, "ecc_uncorrected_volatile",
-		                       json_object_new_uint64(ecc));
-	else if (r == GOLDEN_NVML_ERROR_NOT_SUPPORTED)
-		json_object_object_add(gpu, "ecc_uncorrected_volatile",
-		                       json_object_new_string("unsupported"));
-	else
-		note_error(errors, "nvmlDeviceGetTotalEccErrors", r);
+
+	put_answer(gpu, errors, "ecc_uncorrected_volatile", "nvmlDeviceGetTotalEccErrors", r,
+	           json_object_new_uint64(ecc));
 }
 
 static void snap_remap(const struct golden_nvml *n, golden_nvml_device_t d, json_object *gpu,
                        json_object *errors)
 {
 	unsigned int corr = 0, unc = 0;
-	bool pending = false, failure = false;
+	bool pending = false, failure = false, retired = false;
 	golden_nvml_return_t r = golden_nvml_remapped_rows(n, d, &corr, &unc, &pending, &failure);
-	if (r == GOLDEN_NVML_SUCCESS) {
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "corr", json_object_new_int64(corr));
-		json_object_object_add(o, "unc", json_object_new_int64(unc));
-		json_object_object_add(o, "pending", json_object_new_boolean(pending));
-		json_object_object_add(o, "failure", json_object_new_boolean(failure));
-		json_object_object_add(gpu, "remap", o);
-	} else if (r == GOLDEN_NVML_ERROR_NOT_SUPPORTED) {
-		json_object_object_add(gpu, "remap", json_object_new_string("unsupported"));
-	} else {
-		note_error(errors, "nvmlDeviceGetRemappedRows", r);
-	}
+	json_object *o = json_object_new_object();
 
-	bool retired = false;
+	json_object_object_add(o, "corr", json_object_new_int64(corr));
+	json_object_object_add(o, "unc", json_object_new_int64(unc));
+	json_object_object_add(o, "pending", json_object_new_boolean(pending));
+	json_object_object_add(o, "failure", json_object_new_boolean(failure));
+	put_answer(gpu, errors, "remap", "nvmlDeviceGetRemappedRows", r, o);
 	r = golden_nvml_retired_pages_pending(n, d, &retired);
-	if (r == GOLDEN_NVML_SUCCESS)
-		json_object_object_add(gpu, "retired_pages_pending",
-		                       json_object_new_boolean(retired));
-	else if (r == GOLDEN_NVML_ERROR_NOT_SUPPORTED)
-		json_object_object_add(gpu, "retired_pages_pending",
-		                       json_object_new_string("unsupported"));
-	else
-		note_error(errors, "nvmlDeviceGetRetiredPagesPendingStatus", r);
+	put_answer(gpu, errors, "retired_pages_pending", "nvmlDeviceGetRetiredPagesPendingStatus",
+	           r, json_object_new_boolean(retired));
 }
 
 static void snap_links(const struct golden_nvml *n, golden_nvml_device_t d, json_object *gpu,
@@ -173,13 +172,8 @@ static void snap_procs(const struct golden_nvml *n, golden_nvml_device_t d, json
 
 	unsigned int action = 0;
 	r = golden_nvml_recovery_action(n, d, &action);
-	if (r == GOLDEN_NVML_SUCCESS)
-		json_object_object_add(gpu, "recovery_action", json_object_new_int64(action));
-	else if (r == GOLDEN_NVML_ERROR_NOT_SUPPORTED)
-		json_object_object_add(gpu, "recovery_action",
-		                       json_object_new_string("unsupported"));
-	else
-		note_error(errors, "nvmlDeviceGetFieldValues", r);
+	put_answer(gpu, errors, "recovery_action", "nvmlDeviceGetFieldValues", r,
+	           json_object_new_int64(action));
 }
 
 static json_object *snap_gpu(const struct golden_nvml *n, unsigned int index)
