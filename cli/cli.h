@@ -32,6 +32,11 @@ void cli_diag(void *arg, const char *msg);
 int cli_int(const char *cmd, const char *name, const char *v, int lo, int hi, const char *what,
             int *out);
 
+/* This program's own path (/proc/self/exe), for running itself as a child
+ * (golden check --healthcheck, golden topology facts): 0, or -1 with buf
+ * "" and errno set. */
+int cli_self_path(char *buf, size_t len);
+
 /* A duration for people: "42s", "17m", "3h05m", "4d". */
 void cli_age(long long s, char *buf, size_t len);
 

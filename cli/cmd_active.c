@@ -506,9 +506,7 @@ static int active_submit(int argc, char **argv)
 		goto out;
 	}
 	if (!o.golden) {
-		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-		self[k > 0 ? k : 0] = '\0';
+		cli_self_path(self, sizeof(self));
 		o.golden = self;
 	}
 	config = o.config ? o.config : getenv("GOLDEN_CONF");

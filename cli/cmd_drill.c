@@ -259,7 +259,6 @@ int cmd_drill(int argc, char **argv)
 	char node[64], state[PATH_MAX], topo[PATH_MAX], sysroot[PATH_MAX], self[PATH_MAX] = "";
 	const char *sub = argc > 1 ? argv[1] : "";
 	int rc = 2, p;
-	ssize_t n;
 
 	if (!conf)
 		return 2;
@@ -290,8 +289,7 @@ int cmd_drill(int argc, char **argv)
 		rc = report(conf, node, state, o.json);
 		goto out;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[n > 0 ? n : 0] = '\0';
+	cli_self_path(self, sizeof(self));
 	{
 		struct golden_drill_opts dopts = {.conf = conf,
 		                                  .node = node,

@@ -507,7 +507,6 @@ static int cmd_gather(const struct opts *o)
 	struct golden_err err = {{0}};
 	struct json_object *doc, *un;
 	char self[PATH_MAX];
-	ssize_t n;
 	int rc = 2, nun;
 	const char *text;
 
@@ -523,13 +522,11 @@ static int cmd_gather(const struct opts *o)
 	} else {
 		struct golden_gather_srun g;
 
-		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n <= 0) {
+		if (cli_self_path(self, sizeof(self)) < 0) {
 			cli_error(CMD, "cannot find my own path: %s", strerror(errno));
 			json_object_put(doc);
 			goto out;
 		}
-		self[n] = '\0';
 		g = (struct golden_gather_srun){s.srun,          self,
 		                                o->partition,    o->topology,
 		                                o->sysroot,      (int)(o->timeout * 1000),

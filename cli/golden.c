@@ -83,6 +83,19 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int cli_self_path(char *buf, size_t len)
+{
+	ssize_t n = len ? readlink("/proc/self/exe", buf, len - 1) : -1;
+
+	if (n <= 0) {
+		if (len)
+			buf[0] = '\0';
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
 int cli_int(const char *cmd, const char *name, const char *v, int lo, int hi, const char *what,
             int *out)
 {
