@@ -21,6 +21,7 @@ void golden_conf_init(struct golden_conf *conf)
 	conf->expected_gpus = -1;
 	conf->expected_efa = -1;
 	conf->budget_ms = 10000;
+	conf->discovery_deadline_ms = 3000;
 	golden_strlcpy(conf->state_dir, "/var/lib/slurm-golden/%n", sizeof(conf->state_dir));
 	golden_strlcpy(conf->log_path, "/var/log/slurm-golden/health.jsonl",
 	               sizeof(conf->log_path));
@@ -163,6 +164,10 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 		return parse_int(v, 100, 600000, &c->budget_ms)
 		           ? BAD("%s: budget_ms = %s: expected 100-600000", where, v)
 		           : 0;
+	if (!strcmp(key, "discovery_deadline_ms"))
+		return parse_int(v, 100, 600000, &c->discovery_deadline_ms)
+		           ? BAD("%s: discovery_deadline_ms = %s: expected 100-600000", where, v)
+		           : 0;
 	if (!strcmp(key, "stall_sample_ms"))
 		return parse_int(v, 10, 2000, &c->stall_sample_ms)
 		           ? BAD("%s: stall_sample_ms = %s: expected 10-2000", where, v)
@@ -285,7 +290,8 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 		return golden_conf_fleet_apply(&c->fleet, where, key, v, err);
 	return BAD(
 	    "%s: unknown key '%s'; expected gpus, ib_rate, link_layer, efa_count, gpudirect, "
-	    "mount, budget_ms, xid_scope, topology, sysroot, state_dir, log, scontrol, "
+	    "mount, budget_ms, discovery_deadline_ms, xid_scope, topology, sysroot, state_dir, "
+	    "log, scontrol, "
 	    "teardown_dir, stall_sample_ms, flap_count, flap_hours, metrics_dir, active, "
 	    "active_budget_s, active_validate, active_validate_s, active_sibling_pct, xid.N, "
 	    "check.NAME, nccl_tests_dir, guard_*, drill_*, report_*",
@@ -746,6 +752,7 @@ void golden_conf_print(const struct golden_conf *c, FILE *out)
 	for (int i = 0; i < c->nmounts; i++)
 		fprintf(out, "mount = %s\n", c->mounts[i]);
 	fprintf(out, "budget_ms = %d\n", c->budget_ms);
+	fprintf(out, "discovery_deadline_ms = %d\n", c->discovery_deadline_ms);
 	fprintf(out, "xid_scope = %s\n", c->xid_scope_node_gpus ? "node-gpus" : "all");
 	fprintf(out, "topology = %s\n", c->topology[0] ? c->topology : "(live)");
 	fprintf(out, "sysroot = %s\n", c->sysroot[0] ? c->sysroot : "/");

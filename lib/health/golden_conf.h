@@ -48,6 +48,7 @@ struct golden_conf {
 	int nmounts;
 	char mounts[GOLDEN_MAX_MOUNTS][PATH_MAX]; /* mount = /lustre (repeatable) */
 	int budget_ms;                            /* budget_ms = 5000: the whole run */
+	int discovery_deadline_ms; /* discovery_deadline_ms = 3000: reading the topology */
 	int nchecks;
 	struct golden_check_override checks[GOLDEN_MAX_CHECK_OVERRIDES];
 	/* check.NAME.deadline_ms = 2000, check.NAME.phases = prolog,epilog,

@@ -543,7 +543,8 @@ static int prepare(const struct golden_drill_opts *o, struct golden_topo *topo,
 	}
 	if (o->fault == GOLDEN_DRILL_RAIL && check_runs(o, "ib-ports", &deadline, err) < 0)
 		return -1;
-	if (golden_node_discover(o->topology, o->sysroot, topo) != 0)
+	if (golden_node_discover(o->topology, o->sysroot, o->conf->discovery_deadline_ms, topo) !=
+	    0)
 		return golden_err_set(err, "cannot read %s's topology (golden topo says why)",
 		                      o->node);
 	if (o->fault == GOLDEN_DRILL_RAIL)

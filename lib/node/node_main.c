@@ -300,13 +300,14 @@ static void discover_child(void *shared, void *arg)
 		_exit(3);
 }
 
-int golden_node_discover(const char *topology, const char *sysroot, struct golden_topo *topo)
+int golden_node_discover(const char *topology, const char *sysroot, int deadline_ms,
+                         struct golden_topo *topo)
 {
 	struct discover_arg darg;
 
 	darg.opts.topology_xml = topology && topology[0] ? topology : NULL;
 	darg.opts.sysroot = sysroot && sysroot[0] ? sysroot : NULL;
-	return golden_child_run(discover_child, &darg, topo, sizeof(*topo), 3000);
+	return golden_child_run(discover_child, &darg, topo, sizeof(*topo), deadline_ms);
 }
 
 static const char *phase_name(enum golden_phase p)
@@ -515,6 +516,7 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 	struct golden_topo *topo = malloc(sizeof(*topo));
 	char node[64], topopath[PATH_MAX], sysroot[PATH_MAX], state[PATH_MAX], logp[PATH_MAX];
 	char tdir[PATH_MAX];
+	char discovery_note[96];
 	char reason[GOLDEN_REASON_MAX];
 	const struct golden_check *list[GOLDEN_MAX_CHECKS];
 	struct golden_run_report *rep = malloc(sizeof(*rep));
@@ -568,10 +570,15 @@ int golden_node_main(enum golden_phase default_phase, int argc, char **argv)
 		o.phase = health_phase(conf, node, &info);
 	info.phase = phase_name(o.phase);
 	/* Discovery reads sysfs too: it gets a deadline like every check. */
-	drc = golden_node_discover(topopath, sysroot, topo);
-	if (drc != 0)
-		info.topology_note = drc == 1 ? "discovery timed out after 3000 ms"
-		                              : "discovery failed (see golden topo)";
+	drc = golden_node_discover(topopath, sysroot, conf->discovery_deadline_ms, topo);
+	if (drc == 1) {
+		snprintf(discovery_note, sizeof(discovery_note),
+		         "discovery timed out after %d ms (discovery_deadline_ms)",
+		         conf->discovery_deadline_ms);
+		info.topology_note = discovery_note;
+	} else if (drc != 0) {
+		info.topology_note = "discovery failed (see golden topo)";
+	}
 	ctx = (struct golden_check_ctx){conf,
 	                                drc == 0 ? topo : NULL,
 	                                sysroot[0] ? sysroot : NULL,

@@ -25,6 +25,7 @@ int golden_node_load_conf(const char *prog, const char *config, const char *node
 int golden_node_expand(const char *prog, const char *key, const char *tmpl, const char *node,
                        char *out, size_t len);
 /* Topology discovery in a child under a 3 s deadline: 0 ok, 1 timeout, -1 failed. */
-int golden_node_discover(const char *topology, const char *sysroot, struct golden_topo *topo);
+int golden_node_discover(const char *topology, const char *sysroot, int deadline_ms,
+                         struct golden_topo *topo);
 
 #endif

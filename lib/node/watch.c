@@ -488,7 +488,7 @@ static int setup(struct watch *w, int argc, char **argv, bool *once)
 	}
 	/* Topology once: fault lines name GPUs by PCI address; the reason names
 	 * gpuN as the prolog does. A GPU that falls off the bus is still named. */
-	drc = golden_node_discover(topopath, w->sysroot, w->topo);
+	drc = golden_node_discover(topopath, w->sysroot, w->conf->discovery_deadline_ms, w->topo);
 	if (drc != 0) {
 		say(w, "topology discovery %s: GPUs are named by PCI address only",
 		    drc == 1 ? "timed out" : "failed");

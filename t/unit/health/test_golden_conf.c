@@ -227,6 +227,15 @@ int main(void)
 	ok(load_text("just words\n", &c, &e) < 0 && strstr(e.msg, "expected key = value"),
 	   "no '=': %s", e.msg);
 	ok(load_text("link_layer = infiniband\n", &c, &e) < 0, "link layer is case-exact");
+	/* The prolog's topology discovery runs under this deadline; a slow
+	 * node (a large PCIe tree, an emulated VM) needs more than 3 s. */
+	is_int(c.discovery_deadline_ms, 3000, "discovery deadline: 3000 ms by default");
+	ok(load_text("discovery_deadline_ms = 20000\n", &c, &e) == 0 &&
+	       c.discovery_deadline_ms == 20000,
+	   "discovery_deadline_ms = 20000: %s", e.msg);
+	ok(load_text("discovery_deadline_ms = 50\n", &c, &e) < 0 &&
+	       strstr(e.msg, ":1: discovery_deadline_ms = 50: expected 100-600000"),
+	   "discovery deadline below 100 ms refused: %s", e.msg);
 	/* The first bad line is the error; the lines after it still parse, so
 	 * the Slurm-run programs can log the error where the admin wants. */
 	ok(load_text("gpus = 8\nlgo = /x\nib_rate = fast\nlog = /var/log/g/%n.jsonl\n", &c, &e) <
