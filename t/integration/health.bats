@@ -39,8 +39,9 @@ setup_file() {
 	state_dir = $WORK/state/%n
 	log = $WORK/log/%n.jsonl
 	scontrol = $(command -v scontrol)
-	check.gpu-ecc.deadline_ms = 1500
-	budget_ms = 5000
+	check.gpu-ecc.deadline_ms = $(golden_scaled 1500)
+	budget_ms = $(golden_scaled 5000)
+	discovery_deadline_ms = $(golden_scaled 3000)
 	# four slurmd share this host's kernel log
 	xid_scope = node-gpus
 	EOC

@@ -36,6 +36,11 @@
 #                       first cluster start, this file's own slot
 #   GOLDEN_PORT_SLOTS   how many slots to try (default 32)
 #   GOLDEN_JOB_TIMEOUT  default wait for jobs in seconds (default 60)
+#   GOLDEN_TIME_SCALE   integer factor for every wait and every deadline
+#                       the harness writes into golden.conf (default 1; the
+#                       matrix's emulated VM, about ten times slower than
+#                       the host, sets 10): a slow machine gets more time,
+#                       and what a test asserts stays the same
 #   GOLDEN_MINICLUSTER  override the path of golden-minicluster
 #   GOLDEN_TEST_USER    the ordinary user jobs run as (default golden-user)
 #   GOLDEN_CLUSTER_CGROUP  1: every cluster with --cgroup (proctrack/cgroup,
@@ -51,8 +56,16 @@ fi
 export GOLDEN_SRCDIR
 : "${GOLDEN_MINICLUSTER:=$GOLDEN_SRCDIR/contrib/minicluster/golden-minicluster}"
 : "${GOLDEN_PORT_BASE:=17100}"
-: "${GOLDEN_JOB_TIMEOUT:=60}"
-export GOLDEN_MINICLUSTER GOLDEN_PORT_BASE GOLDEN_JOB_TIMEOUT
+: "${GOLDEN_TIME_SCALE:=1}"
+[[ $GOLDEN_TIME_SCALE =~ ^[1-9][0-9]?$ ]] || {
+    printf 'GOLDEN_TIME_SCALE=%s: expected an integer 1-99\n' "$GOLDEN_TIME_SCALE" >&2
+    exit 2
+}
+: "${GOLDEN_JOB_TIMEOUT:=$((60 * GOLDEN_TIME_SCALE))}"
+export GOLDEN_MINICLUSTER GOLDEN_PORT_BASE GOLDEN_JOB_TIMEOUT GOLDEN_TIME_SCALE
+
+# golden_scaled N: N times GOLDEN_TIME_SCALE (seconds or milliseconds).
+golden_scaled() { printf '%d\n' "$(($1 * GOLDEN_TIME_SCALE))"; }
 
 # Job states after which a job will not run again by itself.
 _GOLDEN_FINAL_STATES=" COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL OUT_OF_MEMORY PREEMPTED BOOT_FAIL DEADLINE "
@@ -229,6 +242,8 @@ golden_cluster_start() {
     if [[ ${GOLDEN_CLUSTER_CGROUP:-0} == 1 && " $* " != *" --cgroup "* ]]; then
         cg=(--cgroup)
     fi
+    # Before the suite's own options, so that a --timeout there wins.
+    ((GOLDEN_TIME_SCALE > 1)) && cg+=(--timeout "$(golden_scaled 60)")
     if ! "$GOLDEN_MINICLUSTER" start "$GOLDEN_CLUSTER_DIR" \
         --port-base "$GOLDEN_PORT_BASE" "${cg[@]}" "$@" >/dev/null; then
         _golden_err "golden_cluster_start: could not start a cluster in $GOLDEN_CLUSTER_DIR (port base $GOLDEN_PORT_BASE; set GOLDEN_PORT_BASE if those ports are busy)"
@@ -269,7 +284,8 @@ golden_job_state() {
 # final state is reached (whichever it is), 1 on timeout (the current state
 # and reason are printed to stderr).
 golden_wait_job() {
-    local jobid=$1 timeout=${2:-$GOLDEN_JOB_TIMEOUT} state
+    local jobid=$1 timeout=$GOLDEN_JOB_TIMEOUT state
+    [[ -n ${2:-} ]] && timeout=$(golden_scaled "$2")
     local deadline=$((SECONDS + timeout))
     while :; do
         state=$(golden_job_state "$jobid") || true
@@ -333,7 +349,7 @@ golden_node_reason() {
 # golden_wait_node_state NODE REGEX [TIMEOUT]: wait until the node's state
 # matches the (bash) regex, e.g. 'DRAIN' or '^IDLE$'; print the state.
 golden_wait_node_state() {
-    local node=$1 re=$2 timeout=${3:-30} state
+    local node=$1 re=$2 timeout=$(golden_scaled "${3:-30}") state
     local deadline=$((SECONDS + timeout))
     while :; do
         state=$(golden_node_state "$node") || state=""
@@ -428,7 +444,8 @@ state_dir = $dir/state/%n
 log = $dir/log/%n.jsonl
 metrics_dir = $dir/metrics/%n
 scontrol = $(command -v scontrol)
-budget_ms = 5000
+budget_ms = $(golden_scaled 5000)
+discovery_deadline_ms = $(golden_scaled 3000)
 xid_scope = node-gpus
 EOC
 }
