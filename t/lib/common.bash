@@ -349,7 +349,8 @@ golden_node_reason() {
 # golden_wait_node_state NODE REGEX [TIMEOUT]: wait until the node's state
 # matches the (bash) regex, e.g. 'DRAIN' or '^IDLE$'; print the state.
 golden_wait_node_state() {
-    local node=$1 re=$2 timeout=$(golden_scaled "${3:-30}") state
+    local node=$1 re=$2 timeout state
+    timeout=$(golden_scaled "${3:-30}")
     local deadline=$((SECONDS + timeout))
     while :; do
         state=$(golden_node_state "$node") || state=""
