@@ -73,6 +73,16 @@ hc() {
 	SLURMD_NODENAME=$1 env -i SLURMD_NODENAME="$1" "$WORK/healthcheck"
 }
 
+# drained_as REASON_PREFIX: the drill's output says Slurm shows the node
+# drained for REASON_PREFIX. Slurm 26.05 marks a node it has just resumed as
+# not responding until its next ping (slurmctld logs "Node nX now
+# responding" half a second after the resume), so a drill that follows a
+# resume may see IDLE+DRAIN+NOT_RESPONDING: the same drain, and Slurm's words.
+drained_as() {
+	[[ $output == *"drained: Slurm shows IDLE+DRAIN '$1"* ||
+		$output == *"drained: Slurm shows IDLE+DRAIN+NOT_RESPONDING '$1"* ]]
+}
+
 # The NVRM lines in the kernel log for node k's GPUs (domain 06k_).
 xid_lines() {
 	dmesg | grep -c "NVRM: Xid (PCI:06$1" || true
@@ -96,7 +106,7 @@ admin_resume() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"NVRM: Xid (PCI:0611:00:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."* ]]
 	[[ "$output" == *"detected: golden decided 'gpu0 xid79 offbus; reboot [golden]'"*"(watch)"* ]]
-	[[ "$output" == *"drained: Slurm shows IDLE+DRAIN 'gpu0 xid79 offbus; reboot [golden]'"* ]]
+	drained_as "gpu0 xid79 offbus; reboot [golden]'"
 	[[ "$output" == *"a new job asking for n1: refused"* ]]
 	[[ "$output" == *"returned: Slurm shows IDLE"* ]]
 	[[ "${lines[-1]}" == "drill "*"-n1: pass" ]]
@@ -214,7 +224,7 @@ drills_n() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"staged: rail-down mlx5_0 port 1 (the ib-ports check must catch it)"* ]]
 	[[ "$output" == *"detected: golden decided 'mlx5_0 p1 down"*"(healthcheck)"* ]]
-	[[ "$output" == *"drained: Slurm shows IDLE+DRAIN 'mlx5_0 p1 down"* ]]
+	drained_as "mlx5_0 p1 down"
 	[[ "$output" == *"a new job asking for n1: refused"* ]]
 	[[ "$output" == *"fault taken away: mlx5_0 p1 is as before the drill"* ]]
 	[[ "$output" == *"returned: Slurm shows IDLE"* ]]
@@ -281,7 +291,7 @@ drills_n() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"staged: mount-hang $WORK/drill-mnt (the mounts check must catch it)"* ]]
 	[[ "$output" == *"detected: golden decided 'hc mounts timeout"*"(healthcheck)"* ]]
-	[[ "$output" == *"drained: Slurm shows IDLE+DRAIN 'hc mounts timeout"* ]]
+	drained_as "hc mounts timeout"
 	[[ "$output" == *"fault taken away: $WORK/drill-mnt is as before the drill"* ]]
 	[[ "$output" == *"returned: Slurm shows IDLE"* ]]
 	[[ "${lines[-1]}" == "drill "*"-n2: pass" ]]
@@ -377,7 +387,7 @@ drills_n() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"staged: rail-down mlx5_2 port 1"* ]]
-	[[ "$output" == *"drained: Slurm shows IDLE+DRAIN 'mlx5_2 p1 down"* ]]
+	drained_as "mlx5_2 p1 down"
 	[[ "$output" == *"fault taken away: mlx5_2 p1 is as before the drill"* ]]
 	[[ "$output" == *"--return manual: n3 stays drained until its next passing health check"* ]]
 	[[ "$output" != *"returned: "* ]]
