@@ -318,6 +318,7 @@ static void decide(spank_t sp, bool with_cache)
 	req = (struct golden_env_request){
 	    .topology = topo[0] ? topo : NULL,
 	    .sysroot = step.sysroot[0] ? step.sysroot : NULL,
+	    .discovery_deadline_ms = conf.discovery_deadline_ms,
 	    .recipes_dir = conf.recipes,
 	    .recipe = step.mode == GOLDEN_MODE_RECIPE ? m.recipe : NULL,
 	    .cache_dir = with_cache && conf.cache_dir[0] ? conf.cache_dir : NULL,

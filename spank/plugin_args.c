@@ -1,8 +1,11 @@
 #include "plugin_args.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "topo/topo.h"
 #include "util/strutil.h"
 
 #ifndef GOLDEN_RECIPEDIR
@@ -14,7 +17,8 @@
 
 #define CONF_KEYS                                                                                  \
 	"default, recipes, topology, sysroot, cache, user_env, teardown_flush, "                   \
-	"teardown_threshold, teardown_inodes, teardown_deadline_ms, teardown_dir"
+	"teardown_threshold, teardown_inodes, teardown_deadline_ms, teardown_dir, "                \
+	"discovery_deadline_ms"
 
 void golden_plugin_args_init(struct golden_plugin_args *conf)
 {
@@ -24,6 +28,23 @@ void golden_plugin_args_init(struct golden_plugin_args *conf)
 	conf->user_env = GOLDEN_USER_ENV_RESPECT;
 	conf->teardown = (struct golden_teardown_opts)GOLDEN_TEARDOWN_DEFAULTS;
 	golden_strlcpy(conf->teardown_dir, GOLDEN_CACHEDIR "/teardown", sizeof(conf->teardown_dir));
+	conf->discovery_deadline_ms = GOLDEN_TOPO_DEADLINE_MS;
+}
+
+static int parse_deadline(const char *arg, const char *val, int *dst, struct golden_err *err)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(val, &end, 10);
+	if (errno || end == val || *end || n < 100 || n > 600000)
+		return golden_err_set(err,
+		                      "plugstack argument '%s': expected milliseconds, 100-600000 "
+		                      "(default %d)",
+		                      arg, GOLDEN_TOPO_DEADLINE_MS);
+	*dst = (int)n;
+	return 0;
 }
 
 static int parse_path(const char *key, const char *val, char *dst, size_t len, bool allow_empty,
@@ -109,6 +130,9 @@ int golden_plugin_args_parse(struct golden_plugin_args *conf, int ac, char **av,
 			if (golden_teardown_opt_set(&conf->teardown, key + 9, val, &why) < 0)
 				return golden_err_set(err, "plugstack argument '%s': %s", arg,
 				                      why.msg);
+		} else if (!strcmp(key, "discovery_deadline_ms")) {
+			if (parse_deadline(arg, val, &conf->discovery_deadline_ms, err) < 0)
+				return -1;
 		} else if (!strcmp(key, "teardown_dir")) {
 			if (parse_path(key, val, conf->teardown_dir, sizeof(conf->teardown_dir),
 			               false, err))

@@ -23,6 +23,9 @@ struct golden_plugin_args {
 	 * teardown_deadline_ms=5000, teardown_dir=DIR (%n). */
 	struct golden_teardown_opts teardown;
 	char teardown_dir[PATH_MAX];
+	/* discovery_deadline_ms=100..600000: how long the step waits for
+	 * hwloc before it leaves the environment alone (default 10000). */
+	int discovery_deadline_ms;
 };
 
 /* Defaults: default=off, recipes=GOLDEN_RECIPEDIR, cache=GOLDEN_CACHEDIR. */

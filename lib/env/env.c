@@ -16,7 +16,9 @@ enum outcome { OUT_OK, OUT_STABLE_ERR, OUT_TRANSIENT_ERR };
 static enum outcome compute_fresh(const struct golden_env_request *req, struct golden_decision *res,
                                   struct golden_err *err)
 {
-	struct golden_topo_opts topts = {req->topology, req->sysroot};
+	struct golden_topo_opts topts = {.topology_xml = req->topology,
+	                                 .sysroot = req->sysroot,
+	                                 .deadline_ms = req->discovery_deadline_ms};
 	struct golden_load_opts lopts = {req->check_owner, req->diag, req->diag_arg};
 	struct golden_recipe_set set = {0, NULL};
 	const struct golden_recipe *r;

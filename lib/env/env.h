@@ -11,8 +11,9 @@
 #include "env/decision.h"
 
 struct golden_env_request {
-	const char *topology; /* hwloc XML, NULL = live */
-	const char *sysroot;  /* NULL = real root */
+	const char *topology;      /* hwloc XML, NULL = live */
+	const char *sysroot;       /* NULL = real root */
+	int discovery_deadline_ms; /* 0 = GOLDEN_TOPO_DEADLINE_MS */
 	const char *recipes_dir;
 	const char *recipe;    /* forced recipe name, NULL = most specific match */
 	const char *cache_dir; /* NULL = no cache */

@@ -307,6 +307,9 @@ int golden_node_discover(const char *topology, const char *sysroot, int deadline
 
 	darg.opts.topology_xml = topology && topology[0] ? topology : NULL;
 	darg.opts.sysroot = sysroot && sysroot[0] ? sysroot : NULL;
+	/* The same deadline inside: otherwise hwloc's own default would cap a
+	 * longer discovery_deadline_ms. */
+	darg.opts.deadline_ms = deadline_ms;
 	return golden_child_run(discover_child, &darg, topo, sizeof(*topo), deadline_ms);
 }
 

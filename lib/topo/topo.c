@@ -214,6 +214,7 @@ int golden_topo_discover(const struct golden_topo_opts *opts, struct golden_topo
                          struct golden_err *err)
 {
 	const char *what = opts->topology_xml ? opts->topology_xml : "the live topology";
+	int deadline_ms = opts->deadline_ms > 0 ? opts->deadline_ms : GOLDEN_TOPO_DEADLINE_MS;
 	struct discovery *d =
 	    mmap(NULL, sizeof(*d), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct golden_child ch;
@@ -229,13 +230,13 @@ int golden_topo_discover(const struct golden_topo_opts *opts, struct golden_topo
 		               strerror(errno));
 		goto out;
 	}
-	ch.deadline = golden_child_now_ms() + GOLDEN_TOPO_DEADLINE_MS;
+	ch.deadline = golden_child_now_ms() + deadline_ms;
 	golden_child_wait_all(&ch, 1);
 	close(ch.fd);
 	if (!ch.done) {
 		golden_child_kill(ch.pid);
 		golden_err_set(err, "hwloc did not finish reading %s within %d ms; stopped it",
-		               what, GOLDEN_TOPO_DEADLINE_MS);
+		               what, deadline_ms);
 	} else if (waitpid(ch.pid, &status, 0) != ch.pid || !WIFEXITED(status) ||
 	           WEXITSTATUS(status) || d->rc > 0) {
 		/* A signal, or a sanitizer's or valgrind's exit on one. */

@@ -152,13 +152,18 @@ struct golden_topo_opts {
 	 * this host (otherwise its sysfs facts would be mixed into another
 	 * node's answer). "/" or a directory: read there, as asked. */
 	const char *sysroot;
+	/* How long hwloc and the sysfs reads may take before they are killed;
+	 * 0: GOLDEN_TOPO_DEADLINE_MS. The admin's knob (plugstack
+	 * discovery_deadline_ms=, golden.conf discovery_deadline_ms) for nodes
+	 * slower than the default assumes, such as an emulated one. */
+	int deadline_ms;
 };
 
-/* The longest discovery may take (hwloc, sysfs) before it is killed. */
+/* The default longest discovery may take before it is killed. */
 #define GOLDEN_TOPO_DEADLINE_MS 10000
 
 /* Discover the node. hwloc and the sysfs reads run in a child process under
- * GOLDEN_TOPO_DEADLINE_MS, so a malformed XML that crashes libhwloc, or a
+ * opts->deadline_ms, so a malformed XML that crashes libhwloc, or a
  * hung read, costs the caller (slurmstepd) nothing but this error.
  * Returns 0, or -1 with a one-line reason in err (hwloc's own reason for an
  * XML it rejects). */

@@ -21,7 +21,8 @@ N4_HCA='=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7'
 
 plugstack_line() {
 	echo "required $GOLDEN_BUILDDIR/spank/.libs/golden_nccl.so recipes=$WORK/recipes" \
-		"topology=$WORK/nodes/%n/topo.xml sysroot=$WORK/nodes/%n/root cache=$WORK/cache $*"
+		"topology=$WORK/nodes/%n/topo.xml sysroot=$WORK/nodes/%n/root cache=$WORK/cache" \
+		"discovery_deadline_ms=$(golden_scaled 10000) $*"
 }
 
 set_plugstack() {

@@ -18,7 +18,7 @@ setup_file() {
 	ln -s "$fx/gcp-a3-mega" "$WORK/nodes/n2"
 	ln -s "$fx/gb200-nvl72-noimex" "$WORK/nodes/n3"
 	golden_cluster_start --nodes 3 --plugstack-line \
-		"required $GOLDEN_BUILDDIR/spank/.libs/golden_nccl.so recipes=$WORK/recipes topology=$WORK/nodes/%n/topo.xml sysroot=$WORK/nodes/%n/root"
+		"required $GOLDEN_BUILDDIR/spank/.libs/golden_nccl.so recipes=$WORK/recipes topology=$WORK/nodes/%n/topo.xml sysroot=$WORK/nodes/%n/root discovery_deadline_ms=$(golden_scaled 10000)"
 }
 
 teardown_file() {

@@ -23,7 +23,8 @@ QO=""
 
 plugstack_line() {
 	echo "required $GOLDEN_BUILDDIR/spank/.libs/golden_nccl.so recipes=$WORK/recipes" \
-		"topology=$WORK/nodes/%n/topo.xml sysroot=$WORK/nodes/%n/root cache=off"
+		"topology=$WORK/nodes/%n/topo.xml sysroot=$WORK/nodes/%n/root cache=off" \
+		"discovery_deadline_ms=$(golden_scaled 10000)"
 }
 
 # tests_dir NAME [CONF-LINE...]: a directory of stand-in nccl-tests binaries

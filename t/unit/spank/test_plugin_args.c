@@ -28,6 +28,7 @@ int main(void)
 		is(c.topology, "/fx/%n.xml", "topology= kept as a template");
 		is(c.sysroot, "/fx/%n", "sysroot=");
 		is(c.cache_dir, "/tmp/gc", "cache=");
+		ok(c.discovery_deadline_ms == 10000, "discovery_deadline_ms defaults to 10000");
 		ok(c.user_env == GOLDEN_USER_ENV_OVERRIDE, "user_env=override");
 	}
 	{
@@ -87,6 +88,21 @@ int main(void)
 		char *av[] = {"teardown_deadline_ms=0"};
 		ok(parse(&c, &e, 1, av) < 0 && strstr(e.msg, "10-600000"),
 		   "teardown_deadline_ms out of range: %s", e.msg);
+	}
+	{
+		char *av[] = {"discovery_deadline_ms=60000"};
+		ok(parse(&c, &e, 1, av) == 0 && c.discovery_deadline_ms == 60000,
+		   "discovery_deadline_ms=60000");
+	}
+	{
+		char *av[] = {"discovery_deadline_ms=50"};
+		ok(parse(&c, &e, 1, av) < 0 && strstr(e.msg, "100-600000 (default 10000)"),
+		   "discovery_deadline_ms below 100: %s", e.msg);
+	}
+	{
+		char *av[] = {"discovery_deadline_ms=10s"};
+		ok(parse(&c, &e, 1, av) < 0 && strstr(e.msg, "'discovery_deadline_ms=10s'"),
+		   "discovery_deadline_ms with a unit names the argument: %s", e.msg);
 	}
 	{
 		char *av[] = {"verbose"};

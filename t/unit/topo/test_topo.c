@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -1017,6 +1018,25 @@ static void test_nvlink_summary(void)
 	   "no GPU with a fabric (PCIe): not supported");
 }
 
+/* A read that never finishes (an XML on a FIFO nobody writes: hwloc's open
+ * blocks) is stopped at the caller's deadline, which the error names, so an
+ * admin who raised discovery_deadline_ms sees that it was the one applied. */
+static void test_deadline(const char *empty)
+{
+	char fifo[2048];
+	struct golden_topo_opts opts = {.sysroot = empty, .deadline_ms = 300};
+	struct golden_err err = {{0}};
+
+	snprintf(fifo, sizeof(fifo), "%s/never.xml", empty);
+	if (!ok(mkfifo(fifo, 0600) == 0, "FIFO for a read that never finishes"))
+		return;
+	opts.topology_xml = fifo;
+	ok(golden_topo_discover(&opts, topo, &err) < 0 &&
+	       strstr(err.msg, "within 300 ms; stopped it"),
+	   "discovery stopped at its own deadline_ms: %s", err.msg);
+	unlink(fifo);
+}
+
 int main(void)
 {
 	const char *env_fx = getenv("GOLDEN_FIXTURES");
@@ -1045,6 +1065,7 @@ int main(void)
 	test_errors(empty);
 	test_ib_ids();
 	test_nvlink_summary();
+	test_deadline(empty);
 
 	ok(rmdir(empty) == 0, "temporary sysroot left empty and removed");
 	free(topo);
