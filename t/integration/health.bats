@@ -32,7 +32,8 @@ setup_file() {
 	EOP
 	cp "$nv/healthy-8gpu.json" "$WORK/nvml/n3.json"
 	cp "$nv/hang-ecc.json" "$WORK/nvml/n4.json"
-	cat >"$WORK/golden.conf" <<-EOC
+	golden_scaled_check_deadlines >"$WORK/golden.conf"
+	cat >>"$WORK/golden.conf" <<-EOC
 	# health checks for the test nodes
 	topology = $WORK/nodes/%n/topo.xml
 	sysroot = $WORK/nodes/%n/root

@@ -67,6 +67,24 @@ export GOLDEN_MINICLUSTER GOLDEN_PORT_BASE GOLDEN_JOB_TIMEOUT GOLDEN_TIME_SCALE
 # golden_scaled N: N times GOLDEN_TIME_SCALE (seconds or milliseconds).
 golden_scaled() { printf '%d\n' "$(($1 * GOLDEN_TIME_SCALE))"; }
 
+# golden_scaled_check_deadlines: on a slower machine (GOLDEN_TIME_SCALE > 1),
+# one check.NAME.deadline_ms line per check, its built-in default scaled
+# (lib/health: GPU checks and wb-stall 2000 ms, mounts 3000, the rest 1000),
+# so a check is not killed for the emulator's speed. Nothing at scale 1: the
+# built-in deadlines are what the suites test there. Put these lines first;
+# a suite's own check.NAME.deadline_ms later in the file wins.
+golden_scaled_check_deadlines() {
+    ((GOLDEN_TIME_SCALE > 1)) || return 0
+    local name ms
+    for name in gpu-count:2000 gpu-ecc:2000 gpu-remap:2000 gpu-pcie:2000 gpu-nvlink:2000 \
+        gpu-throttle:2000 gpu-fabric:2000 gpu-procs:2000 gpu-recovery:2000 xid:1000 \
+        mounts:3000 ib-ports:1000 ib-counters:1000 efa:1000 bootstrap:1000 gpudirect:1000 \
+        wb-stall:2000 wb-exposure:1000 teardown:1000; do
+        ms=${name#*:}
+        printf 'check.%s.deadline_ms = %d\n' "${name%%:*}" "$(golden_scaled "$ms")"
+    done
+}
+
 # Job states after which a job will not run again by itself.
 _GOLDEN_FINAL_STATES=" COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL OUT_OF_MEMORY PREEMPTED BOOT_FAIL DEADLINE "
 
@@ -438,6 +456,7 @@ golden_gpu_nodes() {
 # the suite appends its own lines.
 golden_gpu_conf() {
     local dir=$1
+    golden_scaled_check_deadlines
     cat <<EOC
 topology = $dir/nodes/%n/topo.xml
 sysroot = $dir/nodes/%n/root
