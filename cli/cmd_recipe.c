@@ -86,7 +86,7 @@ static int do_lint(int argc, char **argv, int first, const struct cli_opts *o)
 static int load_for_node(const struct cli_opts *o, struct golden_recipe_set *set,
                          struct golden_topo *topo)
 {
-	struct golden_topo_opts topts = {o->topology, o->sysroot};
+	struct golden_topo_opts topts = {.topology_xml = o->topology, .sysroot = o->sysroot};
 	struct golden_load_opts lopts = {geteuid() == 0, cli_diag, "recipe"};
 	struct golden_err err = {{0}};
 

@@ -232,7 +232,8 @@ int sweep_load_expect(struct sweep_analysis *a, const char *cmd)
 	}
 	if (!strcmp(a->expect, "auto")) {
 		struct golden_topo *topo = malloc(sizeof(*topo));
-		struct golden_topo_opts topts = {a->topology, a->sysroot};
+		struct golden_topo_opts topts = {.topology_xml = a->topology,
+		                                 .sysroot = a->sysroot};
 		struct golden_decision dec;
 
 		golden_decision_init(&dec);

@@ -79,7 +79,8 @@ int cmd_topo(int argc, char **argv)
 		free(topo);
 		return 2;
 	}
-	topts = (struct golden_topo_opts){o.topology ? xml : NULL, o.sysroot ? root : NULL};
+	topts = (struct golden_topo_opts){.topology_xml = o.topology ? xml : NULL,
+	                                  .sysroot = o.sysroot ? root : NULL};
 	if (golden_topo_discover(&topts, topo, &err) < 0) {
 		cli_error("topo", "%s", err.msg);
 		free(topo);

@@ -24,7 +24,8 @@ static void quiet(void *arg, const char *msg)
 
 static void load_topo(void)
 {
-	struct golden_topo_opts o = {getenv("GOLDEN_FUZZ_TOPO"), getenv("GOLDEN_FUZZ_SYSROOT")};
+	struct golden_topo_opts o = {.topology_xml = getenv("GOLDEN_FUZZ_TOPO"),
+	                             .sysroot = getenv("GOLDEN_FUZZ_SYSROOT")};
 	struct golden_err err = {{0}};
 
 	topo = calloc(1, sizeof(*topo));

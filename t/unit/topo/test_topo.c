@@ -44,7 +44,7 @@ static void bail(const char *what)
 static int load_fixture(const char *name, struct golden_err *err)
 {
 	char xml[2048], root[2048];
-	struct golden_topo_opts opts = {xml, root};
+	struct golden_topo_opts opts = {.topology_xml = xml, .sysroot = root};
 
 	snprintf(xml, sizeof(xml), "%s/%s/topo.xml", fixtures, name);
 	snprintf(root, sizeof(root), "%s/%s/root", fixtures, name);
@@ -56,7 +56,7 @@ static int load_fixture(const char *name, struct golden_err *err)
 
 static int load_xml(const char *xml, const char *root, struct golden_err *err)
 {
-	struct golden_topo_opts opts = {xml, root};
+	struct golden_topo_opts opts = {.topology_xml = xml, .sysroot = root};
 
 	memset(topo, 0x5a, sizeof(*topo));
 	memset(err, 0, sizeof(*err));
@@ -776,7 +776,7 @@ static void test_host_mix(const char *tmp)
 
 	snprintf(real, sizeof(real), "%s/t/fixtures/hwloc/24em64t-2n6c2t-pci.xml", srcdir);
 	/* No sysroot: this machine's /sys would describe another node. */
-	opts = (struct golden_topo_opts){real, NULL};
+	opts = (struct golden_topo_opts){.topology_xml = real};
 	memset(topo, 0x5a, sizeof(*topo));
 	if (ok(golden_topo_discover(&opts, topo, &err) == 0, "24em64t, no sysroot: %s", err.msg)) {
 		is_int(topo->nnics, 4,
@@ -796,7 +796,7 @@ static void test_host_mix(const char *tmp)
 	snprintf(path, sizeof(path), "<info name=\"HostName\" value=\"%s\"/>", u.nodename);
 	derive("24em64t-2n6c2t-pci.xml", xml, "<info name=\"HostName\" value=\"mirage004\"/>",
 	       path);
-	opts = (struct golden_topo_opts){xml, NULL};
+	opts = (struct golden_topo_opts){.topology_xml = xml};
 	if (ok(golden_topo_discover(&opts, topo, &err) == 0, "this host's export: %s", err.msg)) {
 		ok(nic_index("lo") >= 0, "this host's export: its sysfs is read (lo is there)");
 		for (int i = 0; i < topo->nnotes; i++)
@@ -819,7 +819,7 @@ static void test_host_mix(const char *tmp)
 		bail(path);
 	fputs("n17\n", f);
 	fclose(f);
-	opts = (struct golden_topo_opts){real, root};
+	opts = (struct golden_topo_opts){.topology_xml = real, .sysroot = root};
 	if (ok(golden_topo_discover(&opts, topo, &err) == 0, "sysroot of n17: %s", err.msg)) {
 		bool warned = false;
 
