@@ -2,6 +2,7 @@
 
 #include "stall/teardown.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -42,8 +43,10 @@ static int size_parse(const char *s, long long *bytes)
 	long long v;
 	int shift = 0;
 
+	/* strtoll skips leading white space and takes a sign: "\n-2" would be a
+	 * negative size (and an undefined shift below). Digits first, only. */
 	errno = 0;
-	if (!*s || *s == '-')
+	if (!isdigit((unsigned char)*s))
 		return -1;
 	v = strtoll(s, &end, 10);
 	if (errno || end == s)
@@ -80,6 +83,8 @@ static int number_parse(const char *s, long long min, long long max, long long *
 	long long n;
 
 	errno = 0;
+	if (!isdigit((unsigned char)*s)) /* no white space or sign before it */
+		return -1;
 	n = strtoll(s, &end, 10);
 	if (errno || end == s || *end || n < min || n > max)
 		return -1;

@@ -85,6 +85,15 @@ int main(void)
 		   "bad teardown_threshold: %s", e.msg);
 	}
 	{
+		/* fuzz_plugin_args found this one: strtoll skipped the newline and
+		 * took -2, a negative size shifted left (UBSan). */
+		char *av[] = {"teardown_threshold=\n-2", "teardown_threshold= 5M",
+		              "teardown_threshold=+5", "teardown_inodes= 5"};
+		for (int i = 0; i < 4; i++)
+			ok(parse(&c, &e, 1, av + i) < 0 && strstr(e.msg, "e.g."),
+			   "white space or a sign before the number refused: %s", e.msg);
+	}
+	{
 		char *av[] = {"teardown_deadline_ms=0"};
 		ok(parse(&c, &e, 1, av) < 0 && strstr(e.msg, "10-600000"),
 		   "teardown_deadline_ms out of range: %s", e.msg);
