@@ -43,6 +43,8 @@ static int do_lint(int argc, char **argv, int first, const struct cli_opts *o)
 	struct golden_recipe_set set = {0, NULL};
 	struct lint_ctx ctx = {0};
 	struct golden_load_opts lopts = {false, lint_diag, &ctx};
+	/* Declared here, not in the if below: paths points into it after the if. */
+	// cppcheck-suppress variableScope
 	const char *dflt[] = {o->recipes};
 	int npaths = argc - first;
 	char **paths = argv + first;

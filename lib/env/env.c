@@ -93,15 +93,16 @@ int golden_env_compute(const struct golden_env_request *req, struct golden_decis
 {
 	const char *request = req->recipe ? req->recipe : "auto";
 	struct golden_cache_inputs in = {req->topology, req->sysroot, req->recipes_dir, request};
-	char key[8192], path[PATH_MAX], remembered[sizeof(err->msg)];
+	char key[8192], path[PATH_MAX];
 	bool cached = false;
 	enum outcome out;
 
 	if (req->cache_dir && golden_cache_dir_trusted(req->cache_dir) &&
 	    golden_cache_key(&in, key, sizeof(key), NULL) == 0 &&
 	    golden_cache_path(req->cache_dir, req->node, request, path, sizeof(path)) == 0) {
+		char remembered[sizeof(err->msg)] = "";
+
 		cached = true;
-		remembered[0] = '\0';
 		if (golden_cache_load(path, key, res, remembered, sizeof(remembered))) {
 			if (!remembered[0])
 				return 0;

@@ -451,7 +451,7 @@ static int config_broken(const char *prog, const struct hc_opts *o, const struct
 	bool slurm_job = o->phase == GOLDEN_PHASE_PROLOG || o->phase == GOLDEN_PHASE_EPILOG;
 	struct golden_run_report *rep;
 	struct golden_run_info info = {0};
-	char node[64], logp[PATH_MAX];
+	char node[64];
 
 	if (!slurm_job && o->phase != GOLDEN_PHASE_HEALTH) {
 		fprintf(stderr, "%s: %s\n", prog, msg);
@@ -467,6 +467,7 @@ static int config_broken(const char *prog, const struct hc_opts *o, const struct
 	rep = calloc(1, sizeof(*rep));
 	if (rep) {
 		struct golden_err err = {{0}};
+		char logp[PATH_MAX];
 
 		rep->worst = -1;
 		if (expand("log", conf->log_path, node, logp, sizeof(logp), &err) == 0 &&

@@ -656,7 +656,6 @@ static void test_cross_socket(const char *tmp)
 {
 	char xml[2048];
 	struct golden_err err;
-	const struct golden_nic *n;
 
 	snprintf(xml, sizeof(xml), "%s/cross-socket.xml", tmp);
 	derive("24em64t-2n6c2t-pci.xml", xml,
@@ -668,7 +667,8 @@ static void test_cross_socket(const char *tmp)
 	if (ok(load_xml(xml, tmp, &err) == 0, "cross-socket loads: %s", err.msg)) {
 		dump("cross-socket");
 		is_int(topo->ngpus, 2, "cross-socket: 2 GPUs, both on NUMA 1");
-		n = nic("mlx4_0");
+		const struct golden_nic *n = nic("mlx4_0");
+
 		is_int(n->gpu_loc, GOLDEN_LOC_SYS, "cross-socket: mlx4_0 SYS to every GPU");
 		is_int(n->cls, GOLDEN_CLASS_COMPUTE, "cross-socket: mlx4_0 compute, not storage");
 		ok(topo->rdma_fallback && !topo->pcie_flat, "cross-socket: fallback, not a VM");
