@@ -94,19 +94,6 @@ static int fraction(const char *v, double *out)
 	return 0;
 }
 
-static int positive_int(const char *v, int max, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (end == v || *end || errno || n < 1 || n > max)
-		return -1;
-	*out = (int)n;
-	return 0;
-}
-
 int sweep_analysis_option(struct sweep_analysis *a, const char *cmd, const char *name,
                           const char *v)
 {
@@ -147,7 +134,7 @@ int sweep_analysis_option(struct sweep_analysis *a, const char *cmd, const char 
 			return -1;
 		}
 	} else if (!strcmp(name, "gpus-per-node")) {
-		if (positive_int(v, 1024, &a->infer.gpus_per_node) < 0) {
+		if (golden_parse_int(v, 1, 1024, &a->infer.gpus_per_node) < 0) {
 			cli_error(cmd, "--gpus-per-node %s: expected 1-1024", v);
 			return -1;
 		}
@@ -407,7 +394,7 @@ int cmd_sweep_analyse(int argc, char **argv)
 			goto out;
 		}
 		if (!strcmp(name, "nodes")) {
-			if (positive_int(v, 100000, &a.infer.nodes) < 0) {
+			if (golden_parse_int(v, 1, 100000, &a.infer.nodes) < 0) {
 				cli_error("sweep", "--nodes %s: expected a node count", v);
 				goto out;
 			}

@@ -1,7 +1,6 @@
 /* golden: show what slurm-golden would do on this node. */
 #include <config.h>
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -99,19 +98,13 @@ int cli_self_path(char *buf, size_t len)
 int cli_int(const char *cmd, const char *name, const char *v, int lo, int hi, const char *what,
             int *out)
 {
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (end == v || *end || errno || n < lo || n > hi) {
+	if (golden_parse_int(v, lo, hi, out) < 0) {
 		if (what)
 			cli_error(cmd, "--%s %s: expected %s", name, v, what);
 		else
 			cli_error(cmd, "--%s %s: expected a whole number %d-%d", name, v, lo, hi);
 		return -1;
 	}
-	*out = (int)n;
 	return 0;
 }
 

@@ -1,6 +1,5 @@
 #include "plugin_args.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,17 +32,11 @@ void golden_plugin_args_init(struct golden_plugin_args *conf)
 
 static int parse_deadline(const char *arg, const char *val, int *dst, struct golden_err *err)
 {
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(val, &end, 10);
-	if (errno || end == val || *end || n < 100 || n > 600000)
+	if (golden_parse_int(val, 100, 600000, dst) < 0)
 		return golden_err_set(err,
 		                      "plugstack argument '%s': expected milliseconds, 100-600000 "
 		                      "(default %d)",
 		                      arg, GOLDEN_TOPO_DEADLINE_MS);
-	*dst = (int)n;
 	return 0;
 }
 

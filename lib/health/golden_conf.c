@@ -36,19 +36,6 @@ void golden_conf_init(struct golden_conf *conf)
 	golden_conf_fleet_init(&conf->fleet);
 }
 
-static int parse_int(const char *v, int min, int max, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < min || n > max)
-		return -1;
-	*out = (int)n;
-	return 0;
-}
-
 static int parse_phases(const char *v, unsigned *out)
 {
 	char buf[128], *save = NULL;
@@ -117,14 +104,14 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
                  struct golden_err *err)
 {
 	if (!strcmp(key, "gpus"))
-		return parse_int(v, 0, GOLDEN_MAX_GPUS, &c->expected_gpus)
+		return golden_parse_int(v, 0, GOLDEN_MAX_GPUS, &c->expected_gpus)
 		           ? BAD("%s: gpus = %s: expected a GPU count 0-%d", where, v,
 		                 GOLDEN_MAX_GPUS)
 		           : 0;
 	if (!strcmp(key, "ib_rate")) {
 		int r;
 
-		if (parse_int(v, 1, 3200, &r))
+		if (golden_parse_int(v, 1, 3200, &r))
 			return BAD("%s: ib_rate = %s: expected the port rate in Gb/s, e.g. 400",
 			           where, v);
 		c->expected_rate_gbps = r;
@@ -138,7 +125,7 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 		return 0;
 	}
 	if (!strcmp(key, "efa_count"))
-		return parse_int(v, 0, 64, &c->expected_efa)
+		return golden_parse_int(v, 0, 64, &c->expected_efa)
 		           ? BAD("%s: efa_count = %s: expected 0-64", where, v)
 		           : 0;
 	if (!strcmp(key, "gpudirect")) {
@@ -161,25 +148,25 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 		return 0;
 	}
 	if (!strcmp(key, "budget_ms"))
-		return parse_int(v, 100, 600000, &c->budget_ms)
+		return golden_parse_int(v, 100, 600000, &c->budget_ms)
 		           ? BAD("%s: budget_ms = %s: expected 100-600000", where, v)
 		           : 0;
 	if (!strcmp(key, "discovery_deadline_ms"))
-		return parse_int(v, 100, 600000, &c->discovery_deadline_ms)
+		return golden_parse_int(v, 100, 600000, &c->discovery_deadline_ms)
 		           ? BAD("%s: discovery_deadline_ms = %s: expected 100-600000", where, v)
 		           : 0;
 	if (!strcmp(key, "stall_sample_ms"))
-		return parse_int(v, 10, 2000, &c->stall_sample_ms)
+		return golden_parse_int(v, 10, 2000, &c->stall_sample_ms)
 		           ? BAD("%s: stall_sample_ms = %s: expected 10-2000", where, v)
 		           : 0;
 	if (!strcmp(key, "flap_count"))
-		return parse_int(v, 0, 100, &c->flap_count)
+		return golden_parse_int(v, 0, 100, &c->flap_count)
 		           ? BAD("%s: flap_count = %s: expected 0-100 (0: never call a node "
 		                 "flapping)",
 		                 where, v)
 		           : 0;
 	if (!strcmp(key, "flap_hours"))
-		return parse_int(v, 1, 24 * 90, &c->flap_hours)
+		return golden_parse_int(v, 1, 24 * 90, &c->flap_hours)
 		           ? BAD("%s: flap_hours = %s: expected 1-2160", where, v)
 		           : 0;
 	if (!strcmp(key, "nccl_tests_dir"))
@@ -207,17 +194,17 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 		                 where, v)
 		           : 0;
 	if (!strcmp(key, "active_budget_s"))
-		return parse_int(v, 10, 3600, &c->active_budget_s)
+		return golden_parse_int(v, 10, 3600, &c->active_budget_s)
 		           ? BAD("%s: active_budget_s = %s: expected 10-3600 seconds", where, v)
 		           : 0;
 	if (!strcmp(key, "active_validate_s"))
-		return parse_int(v, 10, 40, &c->active_validate_s)
+		return golden_parse_int(v, 10, 40, &c->active_validate_s)
 		           ? BAD("%s: active_validate_s = %s: expected 10-40 seconds (slurmd kills "
 		                 "HealthCheckProgram after 60 s)",
 		                 where, v)
 		           : 0;
 	if (!strcmp(key, "active_sibling_pct"))
-		return parse_int(v, 0, 90, &c->active_sibling_pct)
+		return golden_parse_int(v, 0, 90, &c->active_sibling_pct)
 		           ? BAD("%s: active_sibling_pct = %s: expected 0-90 (0: each test's own)",
 		                 where, v)
 		           : 0;
@@ -230,7 +217,7 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 	if (!strncmp(key, "xid.", 4)) {
 		int xid;
 
-		if (parse_int(key + 4, 1, 100000, &xid))
+		if (golden_parse_int(key + 4, 1, 100000, &xid))
 			return BAD("%s: %s: expected xid.NUMBER", where, key);
 		struct golden_xid_override *o = NULL;
 
@@ -272,7 +259,7 @@ static int apply(struct golden_conf *c, const char *where, const char *key, cons
 				return BAD("%s: %s = %s: expected on or off", where, key, v);
 			o->disabled = !strcmp(v, "off");
 		} else if (!strcmp(dot + 1, "deadline_ms")) {
-			if (parse_int(v, 10, 600000, &o->deadline_ms))
+			if (golden_parse_int(v, 10, 600000, &o->deadline_ms))
 				return BAD("%s: %s = %s: expected 10-600000", where, key, v);
 		} else if (!strcmp(dot + 1, "phases")) {
 			if (parse_phases(v, &o->phases))

@@ -64,19 +64,6 @@ void golden_conf_fleet_reset_lists(struct golden_conf_fleet *f)
 	f->count.n = f->ignore.n = f->slurm.n = f->other.n = 0;
 }
 
-static int int_in(const char *v, long min, long max, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < min || n > max)
-		return -1;
-	*out = (int)n;
-	return 0;
-}
-
 static int add_glob(struct golden_conf_globs *g, const char *v)
 {
 	/* Printable text only: it is matched against reasons, never run. */
@@ -115,7 +102,7 @@ int golden_conf_fleet_apply(struct golden_conf_fleet *f, const char *where, cons
 	struct {
 		const char *key;
 		int *dst;
-		long min, max;
+		int min, max;
 		const char *what;
 	} const ints[] = {
 	    {"guard_nodes", &f->guard_nodes, 0, 100000,
@@ -131,7 +118,7 @@ int golden_conf_fleet_apply(struct golden_conf_fleet *f, const char *where, cons
 
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
 		if (!strcmp(key, ints[i].key))
-			return int_in(v, ints[i].min, ints[i].max, ints[i].dst)
+			return golden_parse_int(v, ints[i].min, ints[i].max, ints[i].dst)
 			           ? golden_err_set(err, "%s: %s = %s: expected %s", where, key, v,
 			                            ints[i].what)
 			           : 0;

@@ -2,7 +2,6 @@
 
 #include "stall/teardown.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -39,21 +38,14 @@ static int flush_mode_parse(const char *s, enum golden_flush_mode *mode)
 
 static int size_parse(const char *s, long long *bytes)
 {
-	char *end;
-	long long v;
+	char digits[32];
+	size_t len = strlen(s), ndigits;
 	int shift = 0;
+	long long v;
 
-	/* strtoll skips leading white space and takes a sign: "\n-2" would be a
-	 * negative size (and an undefined shift below). Digits first, only. */
-	errno = 0;
-	if (!isdigit((unsigned char)*s))
+	if (len == 0 || len >= sizeof(digits))
 		return -1;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case '\0':
-		break;
+	switch (s[len - 1]) {
 	case 'K':
 	case 'k':
 		shift = 10;
@@ -67,28 +59,15 @@ static int size_parse(const char *s, long long *bytes)
 		shift = 30;
 		break;
 	default:
-		return -1;
+		break;
 	}
-	if (*end && end[1] != '\0')
-		return -1;
-	if (v > (1LL << (62 - shift)))
+	ndigits = shift ? len - 1 : len;
+	memcpy(digits, s, ndigits);
+	digits[ndigits] = '\0';
+	/* Bounded so the shift below cannot overflow. */
+	if (golden_parse_ll(digits, 0, 1LL << (62 - shift), &v) < 0)
 		return -1;
 	*bytes = v << shift;
-	return 0;
-}
-
-static int number_parse(const char *s, long long min, long long max, long long *out)
-{
-	char *end;
-	long long n;
-
-	errno = 0;
-	if (!isdigit((unsigned char)*s)) /* no white space or sign before it */
-		return -1;
-	n = strtoll(s, &end, 10);
-	if (errno || end == s || *end || n < min || n > max)
-		return -1;
-	*out = n;
 	return 0;
 }
 
@@ -105,10 +84,10 @@ int golden_teardown_opt_set(struct golden_teardown_opts *o, const char *key, con
 			return golden_err_set(
 			    err, "expected bytes, optionally with K, M or G (e.g. 256M)");
 	} else if (!strcmp(key, "inodes")) {
-		if (number_parse(val, 0, LLONG_MAX, &o->threshold_inodes) < 0)
+		if (golden_parse_ll(val, 0, LLONG_MAX, &o->threshold_inodes) < 0)
 			return golden_err_set(err, "expected a number of inodes (e.g. 10000)");
 	} else if (!strcmp(key, "deadline_ms")) {
-		if (number_parse(val, 10, 600000, &n) < 0)
+		if (golden_parse_ll(val, 10, 600000, &n) < 0)
 			return golden_err_set(err, "expected 10-600000");
 		o->deadline_ms = (int)n;
 	} else {

@@ -1,7 +1,34 @@
 #include "util/strutil.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+int golden_parse_ll(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long n;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno || *end || n < min || n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+int golden_parse_int(const char *s, int min, int max, int *out)
+{
+	long long n;
+
+	if (golden_parse_ll(s, min, max, &n) < 0)
+		return -1;
+	*out = (int)n;
+	return 0;
+}
 
 int golden_strlcpy(char *dst, const char *src, size_t len)
 {

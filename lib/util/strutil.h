@@ -30,6 +30,13 @@ bool golden_str_startswith(const char *s, const char *prefix);
  * "noatime"; "cpu io memory", ' ', "io" -- but not "iommu".) */
 bool golden_list_has(const char *list, char sep, const char *item);
 
+/* A setting's number: decimal digits only (strtoll alone would also take
+ * leading white space and a sign, so "\n-2" read as -2), within [min, max].
+ * Returns 0 with *out set, or -1 (nothing written). Every bounded number in
+ * golden.conf, plugstack.conf and the teardown options goes through here. */
+int golden_parse_ll(const char *s, long long min, long long max, long long *out);
+int golden_parse_int(const char *s, int min, int max, int *out);
+
 /* 32-bit FNV-1a, for short fingerprints. */
 unsigned golden_fnv1a(const char *s);
 

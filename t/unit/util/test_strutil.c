@@ -46,5 +46,30 @@ int main(void)
 		is(golden_strip_slashes(p3), "/", "strip_slashes: // is /");
 		is(golden_strip_slashes(p4), "/a/b", "strip_slashes: inner slashes stay");
 	}
+	{
+		long long v = 7;
+		int i = 7;
+
+		ok(golden_parse_ll("42", 0, 100, &v) == 0 && v == 42, "parse_ll: 42");
+		ok(golden_parse_ll("0", 0, 100, &v) == 0 && v == 0, "parse_ll: 0");
+		ok(golden_parse_ll("100", 0, 100, &v) == 0 && v == 100, "parse_ll: max itself");
+		v = 7;
+		ok(golden_parse_ll("101", 0, 100, &v) < 0 && v == 7,
+		   "parse_ll: above max, nothing written");
+		ok(golden_parse_ll("9", 10, 100, &v) < 0, "parse_ll: below min");
+		ok(golden_parse_ll("\n-2", 0, 100, &v) < 0,
+		   "parse_ll: white space and a sign refused");
+		ok(golden_parse_ll(" 5", 0, 100, &v) < 0, "parse_ll: leading space refused");
+		ok(golden_parse_ll("+5", 0, 100, &v) < 0, "parse_ll: '+' refused");
+		ok(golden_parse_ll("-0", -5, 100, &v) < 0, "parse_ll: '-' refused");
+		ok(golden_parse_ll("5 ", 0, 100, &v) < 0, "parse_ll: trailing text refused");
+		ok(golden_parse_ll("", 0, 100, &v) < 0, "parse_ll: empty refused");
+		ok(golden_parse_ll("99999999999999999999", 0, 100, &v) < 0,
+		   "parse_ll: overflow refused");
+		ok(golden_parse_int("600000", 10, 600000, &i) == 0 && i == 600000,
+		   "parse_int: in range");
+		ok(golden_parse_int("3000000000", 0, 2147483647, &i) < 0,
+		   "parse_int: beyond int refused");
+	}
 	return done_testing();
 }
