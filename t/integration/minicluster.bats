@@ -165,6 +165,42 @@ teardown() {
     [ "$(grep -c ' idle$' <<<"$output")" -eq 4 ]
 }
 
+# _slot_of SLOT REGION [FIFO]: a test file's port slot (t/lib/common.bash),
+# from a shell of its own; with FIFO, that shell keeps its locks until a
+# line arrives there.
+_slot_of() {
+    GOLDEN_PORT_SLOT=$1 GOLDEN_PORT_BASE=$2 bash -c '
+        source "$GOLDEN_SRCDIR/t/lib/common.bash" || exit 1
+        golden_ports_allocate || exit 1
+        echo "$GOLDEN_PORT_BASE"
+        [[ -z $1 ]] || read -r _ <"$1"' _ "${3:-}"
+}
+
+@test "harness: a 64-port file's upper ports are not handed to a file beside it" {
+    # Files run side by side (make -j2 check, the matrix's chroots). A file
+    # with 32 slurmd holds 64 ports; the next file must start above them,
+    # not 32 ports in, where the big file's slurmd are about to listen.
+    local region=$((GOLDEN_PORT_BASE + 4096)) fifo=$BATS_TEST_TMPDIR/hold
+    mkfifo "$fifo"
+    _slot_of 64 "$region" "$fifo" >"$BATS_TEST_TMPDIR/big" &
+    local big=$! i
+    for ((i = 0; i < 100; i++)); do
+        [[ -s $BATS_TEST_TMPDIR/big ]] && break
+        sleep 0.1
+    done
+    local big_base
+    big_base=$(cat "$BATS_TEST_TMPDIR/big")
+    run _slot_of 32 "$region"
+    echo >"$fifo"
+    wait "$big"
+    [ "$status" -eq 0 ]
+    [ "$output" -ge "$((big_base + 64))" ]
+    # Released with its shell: the region is free again.
+    run _slot_of 32 "$region"
+    [ "$status" -eq 0 ]
+    [ "$output" -eq "$big_base" ]
+}
+
 # Process ids of the daemons of the cluster in $1 (from its pid files).
 _cluster_pids() {
     local f

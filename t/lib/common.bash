@@ -22,12 +22,15 @@
 #           golden_healthcheck_script DIR, golden_watch_start/_stop DIR NODE
 #
 # Ports: each test file gets its own slot of GOLDEN_PORT_SLOT (32) ports, so
-# files can run in parallel (make -j2 check, distcheck). The first cluster
-# start picks the first free slot at or above GOLDEN_PORT_BASE (a slot is
-# free when nobody holds its lock, /tmp/golden-ports/BASE.lock, and none of
-# its ports listens), holds that lock for the rest of the file (this shell's
-# lifetime) and sets GOLDEN_PORT_BASE to the slot: a file may use
-# GOLDEN_PORT_BASE .. GOLDEN_PORT_BASE+31.
+# files can run in parallel (make -j2 check, distcheck, and the Slurm
+# matrix's chroots beside the host: contrib/env/slurm-env bind-mounts
+# /tmp/golden-ports and /tmp/golden-kmsg.lock into them). Ports are handed
+# out in units of 32, each with its lock file /tmp/golden-ports/BASE.lock.
+# The first cluster start picks the first free slot at or above
+# GOLDEN_PORT_BASE (free: nobody holds the lock of any of its units, and none
+# of its ports listens), holds those locks for the rest of the file (this
+# shell's lifetime) and sets GOLDEN_PORT_BASE to the slot: a file may use
+# GOLDEN_PORT_BASE .. GOLDEN_PORT_BASE+GOLDEN_PORT_SLOT-1.
 #
 # Environment:
 #   GOLDEN_SRCDIR       source tree (make check sets it); default: two levels
@@ -141,9 +144,10 @@ _golden_open_path() {
 # --- ports ----------------------------------------------------------------
 
 # A file that starts more than 29 slurmd sets GOLDEN_PORT_SLOT=64 before
-# `load`; it locks only its first lock file, which is enough while
-# integration files run one at a time (-j1 under /tmp/golden-suite.lock).
+# `load`: it locks two units, so that a file running beside it cannot take
+# its upper 32 ports before its slurmd listen there.
 : "${GOLDEN_PORT_SLOT:=32}"
+_GOLDEN_PORT_UNIT=32
 : "${GOLDEN_PORT_SLOTS:=32}"
 _GOLDEN_LOCK_DIR=/tmp/golden-ports
 
@@ -170,7 +174,9 @@ golden_ports_allocate() {
         _golden_holds_fd "$_GOLDEN_PORT_FD" "$_GOLDEN_LOCK_DIR/$GOLDEN_PORT_BASE.lock"; then
         return 0
     fi
-    local region=${GOLDEN_PORT_BASE} i base fd
+    local region=${GOLDEN_PORT_BASE} i u base fd ok
+    local units=$(((GOLDEN_PORT_SLOT + _GOLDEN_PORT_UNIT - 1) / _GOLDEN_PORT_UNIT))
+    local -a fds=()
     mkdir -p "$_GOLDEN_LOCK_DIR" || return 1
     # Lock files in a directory somebody else owns could be their symlinks.
     if [[ ! -O $_GOLDEN_LOCK_DIR && $(stat -c %u "$_GOLDEN_LOCK_DIR") != 0 ]]; then
@@ -179,19 +185,25 @@ golden_ports_allocate() {
     fi
     chmod 1777 "$_GOLDEN_LOCK_DIR" 2>/dev/null || true
     for ((i = 0; i < GOLDEN_PORT_SLOTS; i++)); do
-        base=$((region + i * GOLDEN_PORT_SLOT))
+        base=$((region + i * _GOLDEN_PORT_UNIT))
         ((base + GOLDEN_PORT_SLOT <= 65536)) || break
-        exec {fd}>>"$_GOLDEN_LOCK_DIR/$base.lock" || continue
-        if flock -n "$fd" && ! _golden_ports_busy "$base"; then
+        ok=1
+        fds=()
+        for ((u = 0; u < units; u++)); do
+            exec {fd}>>"$_GOLDEN_LOCK_DIR/$((base + u * _GOLDEN_PORT_UNIT)).lock" || { ok=0; break; }
+            fds+=("$fd")
+            flock -n "$fd" || { ok=0; break; }
+        done
+        if ((ok)) && ! _golden_ports_busy "$base"; then
             # Kept open (and locked) until this shell exits: tests and
-            # teardown_file run while it is held. golden-minicluster closes
-            # it in the daemons it starts.
-            _GOLDEN_PORT_FD=$fd
+            # teardown_file run while they are held. golden-minicluster
+            # closes them in the daemons it starts.
+            _GOLDEN_PORT_FD=${fds[0]}
             GOLDEN_PORT_BASE=$base
             export _GOLDEN_PORT_FD GOLDEN_PORT_BASE
             return 0
         fi
-        exec {fd}>&-
+        for fd in "${fds[@]}"; do exec {fd}>&-; done
     done
     _golden_err "golden_ports_allocate: no free slot of $GOLDEN_PORT_SLOT ports in $GOLDEN_PORT_SLOTS tries from $region (set GOLDEN_PORT_BASE elsewhere)"
     return 1
@@ -201,8 +213,8 @@ golden_ports_allocate() {
 
 # golden_kmsg_lock: serialize the files that write into the host's real
 # /dev/kmsg (and read it back through golden's checks): one at a time per
-# machine, whatever else runs in parallel. Waits for the lock. Not
-# /tmp/golden-suite.lock: whole runs are wrapped in that one.
+# machine, whatever else runs in parallel (the Slurm matrix's chroots see
+# the host's lock file: contrib/env/slurm-env). Waits for the lock.
 golden_kmsg_lock() {
     local fd
     if [[ -n ${_GOLDEN_KMSG_FD:-} ]] && _golden_holds_fd "$_GOLDEN_KMSG_FD" /tmp/golden-kmsg.lock; then
