@@ -191,8 +191,9 @@ _slot_of() {
     local big_base
     big_base=$(cat "$BATS_TEST_TMPDIR/big")
     run _slot_of 32 "$region"
-    echo >"$fifo"
-    wait "$big"
+    # Bounded: a holder that died before opening the FIFO never reads it.
+    timeout 10 bash -c 'echo >"$1"' _ "$fifo" || true
+    wait "$big" || true
     [ "$status" -eq 0 ]
     [ "$output" -ge "$((big_base + 64))" ]
     # Released with its shell: the region is free again.
